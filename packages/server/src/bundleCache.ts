@@ -1,0 +1,163 @@
+import { statSync } from "node:fs";
+import type { BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
+import type { Component } from "./componentRegistry.ts";
+
+/** A bundle held by the dev cache. */
+export interface CachedBundle {
+  readonly name: string;
+  readonly code: Uint8Array;
+  readonly hash: string;
+}
+
+interface InputStamp {
+  path: string;
+  mtimeNs: bigint;
+  size: bigint;
+  ino: bigint;
+}
+
+interface Entry extends CachedBundle {
+  readonly dir: string;
+  readonly entry: string;
+  readonly inputs: InputStamp[];
+}
+
+export interface BundleCacheOptions {
+  /** Upper bound on the bytes of cached bundles; least recently used go first. Default: 256 MiB. */
+  maxBytes?: number;
+  /** Passed to the bundler for every build. */
+  bundleOptions?: BundleOptions;
+}
+
+/**
+ * Timestamps on Linux file systems advance in coarse ticks, so a file written within a tick
+ * of a build can keep its old modification time. A build whose inputs changed that recently
+ * is served but not cached; the next request builds again (git's "racy clean" rule).
+ */
+const RACY_WINDOW_NS = 50_000_000n;
+
+/**
+ * The development bundle cache. A hit re-stats every file the bundle was built from and
+ * rebuilds when any changed or vanished; concurrent requests for one component share one
+ * build; total size is bounded (LRU).
+ */
+export class BundleCache {
+  readonly #bundler: Bundler;
+  readonly #maxBytes: number;
+  readonly #bundleOptions: BundleOptions;
+  /** Insertion order is recency order: a hit moves the entry to the end. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #inflight = new Map<string, Promise<Entry>>();
+  #bytes = 0;
+  /** How many builds were started; exposed for tests and diagnostics. */
+  builds = 0;
+
+  constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
+    this.#bundler = bundler;
+    this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.#bundleOptions = options.bundleOptions ?? {};
+  }
+
+  /** Total bytes of the bundles held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The current bundle of `component`, built or rebuilt when needed. */
+  async get(component: Component): Promise<CachedBundle> {
+    const entry = this.#entries.get(component.name);
+    if (entry && entry.dir === component.dir && entry.entry === component.entry && isFresh(entry)) {
+      this.#entries.delete(component.name);
+      this.#entries.set(component.name, entry);
+      return entry;
+    }
+    const pending = this.#inflight.get(component.name);
+    if (pending) return pending;
+    const build = this.#build(component).finally(() => {
+      this.#inflight.delete(component.name);
+    });
+    this.#inflight.set(component.name, build);
+    return build;
+  }
+
+  /** Forgets `name` (or everything). */
+  invalidate(name?: string): void {
+    if (name === undefined) {
+      this.#entries.clear();
+      this.#bytes = 0;
+      return;
+    }
+    const entry = this.#entries.get(name);
+    if (entry) {
+      this.#entries.delete(name);
+      this.#bytes -= entry.code.byteLength;
+    }
+  }
+
+  async #build(component: Component): Promise<Entry> {
+    this.builds++;
+    const startedNs = nowNs();
+    let output: BundleOutput;
+    try {
+      output = await this.#bundler.bundle(component, this.#bundleOptions);
+    } catch (error) {
+      this.invalidate(component.name);
+      throw error;
+    }
+    const stamps = stampInputs(output.inputs);
+    const entry: Entry = {
+      name: component.name,
+      dir: component.dir,
+      entry: component.entry,
+      code: output.code,
+      hash: output.hash,
+      inputs: stamps ?? [],
+    };
+    this.invalidate(component.name);
+    const racy =
+      stamps === undefined || stamps.some((s) => s.mtimeNs >= startedNs - RACY_WINDOW_NS);
+    if (!racy && entry.code.byteLength <= this.#maxBytes) {
+      this.#entries.set(component.name, entry);
+      this.#bytes += entry.code.byteLength;
+      this.#evict();
+    }
+    return entry;
+  }
+
+  #evict(): void {
+    for (const [name, entry] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#entries.delete(name);
+      this.#bytes -= entry.code.byteLength;
+    }
+  }
+}
+
+function stampInputs(paths: readonly string[]): InputStamp[] | undefined {
+  const stamps: InputStamp[] = [];
+  for (const path of paths) {
+    const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (stat === undefined) return undefined; // vanished already: do not cache
+    stamps.push({ path, mtimeNs: stat.mtimeNs, size: stat.size, ino: stat.ino });
+  }
+  return stamps;
+}
+
+function isFresh(entry: Entry): boolean {
+  for (const input of entry.inputs) {
+    const stat = statSync(input.path, { bigint: true, throwIfNoEntry: false });
+    if (
+      stat === undefined ||
+      stat.mtimeNs !== input.mtimeNs ||
+      stat.size !== input.size ||
+      stat.ino !== input.ino
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function nowNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}

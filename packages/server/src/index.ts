@@ -1,0 +1,56 @@
+export {
+  type BundleOptions,
+  type BundleOutput,
+  type Bundler,
+  contentHash,
+  createEsbuildOptions,
+  EXTERNALS,
+  esbuildBundler,
+} from "./bundler.ts";
+export {
+  type Component,
+  ComponentRegistry,
+  type ComponentSource,
+  type RegistryOptions,
+  type SourceOptions,
+} from "./componentRegistry.ts";
+export {
+  DEFAULT_DEV_ORIGIN,
+  type DevServer,
+  type DevServerOptions,
+  startDevServer,
+} from "./devServer.ts";
+export {
+  BundleError,
+  type BundleErrorLocation,
+  ComponentNotFoundError,
+  type ErrorBody,
+  type ErrorKind,
+  InvalidComponentNameError,
+  InvalidSchemaError,
+  STATUS_BY_KIND,
+  StaticModeError,
+  SvcError,
+  toErrorResponse,
+} from "./errors.ts";
+export { createFetchHandler, type FetchHandlerOptions } from "./fetch.ts";
+export {
+  type BundleListEntry,
+  type BundleResult,
+  createHandlers,
+  type HandlerOptions,
+  type Handlers,
+} from "./handlers.ts";
+export { loaderScriptPath } from "./loaderScript.ts";
+export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
+export { type ComponentMetadata, type ComponentSchema, parseSchema } from "./metadata.ts";
+export { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "./names.ts";
+export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./node.ts";
+export {
+  type CorsOptions,
+  createRequestHandler,
+  type RequestHandler,
+  type RequestHandlerOptions,
+  type SvcRequest,
+  type SvcResponse,
+} from "./requestHandler.ts";

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from "./cli.ts";
+
+await main(process.argv.slice(2));
