@@ -142,7 +142,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     cli.parse(["node", "svc", ...argv], { run: false });
     if (cli.options.help || cli.options.version) return;
-    if (cli.matchedCommand === undefined && cli.args.length > 0) {
+    const command = cli.matchedCommand?.name ?? "";
+    if (command === "" && cli.args.length > 0) {
       throw new UsageError(`unknown command "${cli.args[0]}" — run svc --help to see the commands`);
     }
     await cli.runMatchedCommand();

@@ -1,0 +1,84 @@
+/** Test helpers: component trees in temp dirs, raw HTTP requests. Not part of the package. */
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
+
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Writes `files` (path → content) under a new temp dir and returns it. File times are set
+ * in the past, so the first build is cached at once (not "racy"); removed after the file's tests.
+ */
+export function writeTree(files: Record<string, string>, root?: string): string {
+  const dir = root ?? mkdtempSync(join(tmpdir(), "svc-test-"));
+  if (root === undefined) created.push(dir);
+  const past = new Date(Date.now() - 60_000);
+  for (const [path, content] of Object.entries(files)) {
+    const file = join(dir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+    utimesSync(file, past, past);
+  }
+  return dir;
+}
+
+/** A typical component: barrel index, implementation, helper, schema. */
+export function typicalComponent(name: string, text = "Hello"): Record<string, string> {
+  return {
+    [`${name}/index.tsx`]: `export { default } from "./View";\n`,
+    [`${name}/View.tsx`]: `import { useState } from "react";\nimport { label } from "./label";\nexport default function View({ who = "world" }: { who?: string }) {\n  const [n] = useState(0);\n  return <p>{label("${text}")}, {who} {n}</p>;\n}\n`,
+    [`${name}/label.ts`]: `export function label(text: string): string {\n  return text.toUpperCase();\n}\n`,
+    [`${name}/schema.json`]: JSON.stringify({
+      title: `The ${name}`,
+      description: "A test component.",
+      version: "1.2.3",
+      type: "object",
+      properties: { who: { type: "string", default: "world" } },
+      required: [],
+    }),
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** GET `path` exactly as given (no URL normalisation), like a hostile client would. */
+export function rawRequest(
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: options.method ?? "GET",
+        headers: options.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
