@@ -1,10 +1,13 @@
 import { BundleCache } from "./bundleCache.ts";
 import { type BundleOptions, type Bundler, esbuildBundler } from "./bundler.ts";
 import type { Component, ComponentRegistry } from "./componentRegistry.ts";
-import { ComponentNotFoundError, InvalidComponentNameError } from "./errors.ts";
+import { compareCodePoints } from "./componentRegistry.ts";
+import { ComponentNotFoundError, InvalidComponentNameError, StaticModeError } from "./errors.ts";
 import { consoleLogger, type Logger } from "./logger.ts";
+import { PrebuiltBundles } from "./manifest.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "./metadata.ts";
 import { isValidName } from "./names.ts";
+import { createStaticFiles } from "./staticFiles.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -18,7 +21,30 @@ export interface HandlerOptions {
    * components added or deleted on disk are noticed without a restart. Default: true.
    */
   autoRefresh?: boolean;
+  /**
+   * Directory written by `svc build`. Components its `manifest.json` lists are served from
+   * its files (read once, kept in memory); others fall back to live bundling. The manifest is
+   * read at once, so a missing or malformed one throws here. Default: none (see
+   * `resolveBuildDir` for the `SVC_BUILD_DIR` convention).
+   */
+  buildDir?: string;
+  /**
+   * Production static mode: `getBundle` rejects with `StaticModeError` (HTTP 404), because
+   * clients fetch bundles as static files named by the manifest; `getMetadata` still answers,
+   * with the manifest's hash. Default: false.
+   */
+  staticMode?: boolean;
   logger?: Logger;
+}
+
+/** A file of a build directory, ready to send. */
+export interface StaticFile {
+  body: Uint8Array;
+  contentType: string;
+  /** `public, max-age=31536000, immutable` for bundles; `no-cache` for `manifest.json`. */
+  cacheControl: string;
+  /** A strong, quoted ETag. */
+  etag: string;
 }
 
 /** A listing entry. */
@@ -41,6 +67,12 @@ export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
   getBundle(name: string): Promise<BundleResult>;
   getMetadata(name: string): Promise<ComponentMetadata>;
+  /**
+   * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
+   * siblings), or undefined when there is no build dir or no such file. `path` is already
+   * decoded and relative to the build dir. Never reads outside the build dir.
+   */
+  getStaticFile?(path: string): Promise<StaticFile | undefined>;
   readonly registry: ComponentRegistry;
   readonly logger: Logger;
 }
@@ -51,25 +83,33 @@ export function createHandlers(
 ): Handlers {
   const logger = options.logger ?? consoleLogger;
   const autoRefresh = options.autoRefresh ?? true;
+  const staticMode = options.staticMode ?? false;
   const cache = new BundleCache(options.bundler ?? esbuildBundler, {
     maxBytes: options.cacheMaxBytes,
     bundleOptions: options.bundleOptions,
   });
   const schemas = new SchemaReader();
+  const prebuilt =
+    options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir);
+  const staticFiles = prebuilt === undefined ? undefined : createStaticFiles(prebuilt.dir);
 
-  function lookup(name: string): Component {
+  function checkName(name: string): void {
     if (!isValidName(name)) throw new InvalidComponentNameError(name);
+  }
+
+  /** The registered component, re-scanning once when unknown; undefined when still unknown. */
+  function find(name: string): Component | undefined {
     let component = registry.get(name);
     if (component === undefined && autoRefresh) {
       registry.refresh();
       component = registry.get(name);
     }
-    if (component === undefined) throw new ComponentNotFoundError(name);
     return component;
   }
 
-  async function bundleOf(name: string): Promise<BundleResult> {
-    const component = lookup(name);
+  async function liveBundle(name: string): Promise<BundleResult> {
+    const component = find(name);
+    if (component === undefined) throw new ComponentNotFoundError(name);
     try {
       return await cache.get(component);
     } catch (error) {
@@ -82,21 +122,41 @@ export function createHandlers(
     }
   }
 
-  return {
+  const handlers: Handlers = {
     registry,
     logger,
     async listBundles() {
       if (autoRefresh) registry.refresh();
-      return registry.list().map((c) => ({ name: c.name }));
+      const names = new Set(registry.list().map((c) => c.name));
+      if (prebuilt !== undefined)
+        for (const name of Object.keys(prebuilt.manifest)) names.add(name);
+      return [...names].sort(compareCodePoints).map((name) => ({ name }));
     },
-    getBundle: bundleOf,
+    async getBundle(name) {
+      checkName(name);
+      if (staticMode) throw new StaticModeError(name);
+      const fromBuild = prebuilt?.read(name);
+      if (fromBuild !== undefined) {
+        const { code, hash } = await fromBuild;
+        return { name, code, hash };
+      }
+      return liveBundle(name);
+    },
     async getMetadata(name) {
-      const component = lookup(name);
-      const schema = schemas.read(component);
-      const { hash } = await bundleOf(name);
-      return buildMetadata(component.name, schema, hash);
+      checkName(name);
+      const entry = prebuilt?.entry(name);
+      // A build may be served without its sources: then there is no schema to read. Only
+      // re-scan the sources for names the build does not know, so a production server
+      // never walks the disk per request.
+      const component = entry === undefined ? find(name) : registry.get(name);
+      if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
+      const schema = component === undefined ? undefined : schemas.read(component);
+      const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
+      return buildMetadata(name, schema, hash);
     },
   };
+  if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);
+  return handlers;
 }
 
 /** Accepts either a registry (a handler set is made for it) or a ready handler set. */
