@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSvcClient, getComponentExport } from "./createSvcClient.ts";
+import {
+  BundleLoadError,
+  ComponentNotFoundError,
+  ExportNotFoundError,
+  IntegrityError,
+  InvalidComponentNameError,
+  isSvcError,
+} from "./errors.ts";
+import type { ComponentModule } from "./importCode.ts";
+import type { ModuleRegistry } from "./moduleRegistry.ts";
+
+// The browser paths (blob: import, real server) are covered in test/browser; here the
+// client's own rules run against an in-memory fetch, in Node.
+
+const BUNDLE = 'import { marker } from "react";\nexport default marker;\nexport const extra = 1;\n';
+
+function importData(code: string): Promise<ComponentModule> {
+  const base64 = btoa(String.fromCharCode(...new TextEncoder().encode(code)));
+  return import(`data:text/javascript;base64,${base64}`);
+}
+
+async function sri(text: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-384", new TextEncoder().encode(text)),
+  );
+  return `sha384-${btoa(String.fromCharCode(...digest))}`;
+}
+
+interface Route {
+  status?: number;
+  body: string;
+  type?: string;
+}
+
+function fakeServer(routes: Record<string, Route>) {
+  const requests: string[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    requests.push(`${url}${init?.cache ? ` [${init.cache}]` : ""}`);
+    // Let concurrent callers pile up before answering, as a slow network would.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const route = routes[url];
+    if (route === undefined) return new Response("no such route", { status: 404 });
+    return new Response(route.body, {
+      status: route.status ?? 200,
+      headers: { "content-type": route.type ?? "application/javascript" },
+    });
+  };
+  return { fetch, requests };
+}
+
+describe("createSvcClient", () => {
+  let saved: ModuleRegistry | undefined;
+  beforeEach(() => {
+    saved = globalThis.__MODULES__;
+    globalThis.__MODULES__ = { react: { marker: "shared-react" } };
+  });
+  afterEach(() => {
+    globalThis.__MODULES__ = saved;
+  });
+
+  it("fetches {apiBase}/bundles/{name}.js?{hash} once for concurrent loads", async () => {
+    const server = fakeServer({ "http://x/api/bundles/ui.card.js?abc123": { body: BUNDLE } });
+    const client = createSvcClient({
+      apiBase: "http://x/api/",
+      fetch: server.fetch,
+      importCode: importData,
+      hashes: { "ui.card": "abc123" },
+    });
+    const modules = await Promise.all(Array.from({ length: 10 }, () => client.load("ui.card")));
+    expect(server.requests).toEqual(["http://x/api/bundles/ui.card.js?abc123"]);
+    expect(new Set(modules).size).toBe(1);
+    expect(modules[0]?.default).toBe("shared-react");
+    await client.load("ui.card");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("revalidates a bundle URL that carries no hash, and refetches after a new hash", async () => {
+    const server = fakeServer({
+      "http://x/api/bundles/card.js": { body: BUNDLE },
+      "http://x/api/bundles/card.js?v2": { body: BUNDLE },
+    });
+    const client = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importData,
+    });
+    await client.load("card");
+    await client.load("card", { hash: "v2" });
+    await client.load("card");
+    expect(server.requests).toEqual([
+      "http://x/api/bundles/card.js [no-cache]",
+      "http://x/api/bundles/card.js?v2",
+    ]);
+  });
+
+  it("maps the API's error bodies to error classes and forgets failures", async () => {
+    const json = "application/json";
+    const server = fakeServer({
+      "http://x/api/bundles/gone.js": {
+        status: 404,
+        type: json,
+        body: '{"error":"ComponentNotFound","message":"no","name":"gone"}',
+      },
+      "http://x/api/bundles/broken.js": {
+        status: 500,
+        type: json,
+        body: '{"error":"BundleError","message":"index.tsx:3:7: ERROR: Expected \\";\\""}',
+      },
+      "http://x/api/bundles/static.js": {
+        status: 404,
+        type: json,
+        body: '{"error":"StaticMode","message":"static"}',
+      },
+    });
+    const client = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importData,
+    });
+    const gone = await client.load("gone").catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(ComponentNotFoundError);
+    expect((gone as Error).message).toMatch(/Component "gone" not found/);
+    const broken = await client.load("broken").catch((e: unknown) => e);
+    expect(broken).toBeInstanceOf(BundleLoadError);
+    expect((broken as Error).message).toContain("index.tsx:3:7");
+    const staticMode = await client.load("static").catch((e: unknown) => e);
+    expect((staticMode as Error).message).toMatch(/static mode/);
+    await client.load("gone").catch(() => {});
+    expect(server.requests.filter((r) => r.includes("gone"))).toHaveLength(2);
+  });
+
+  it("rejects an invalid name without a request", async () => {
+    const server = fakeServer({});
+    const client = createSvcClient({ apiBase: "http://x/api", fetch: server.fetch });
+    for (const name of ["", "../x", "a..b", "a:b:c", "1abc", "a/b", "a%2e"]) {
+      const error = await client.load(name).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidComponentNameError);
+      expect(isSvcError(error)).toBe(true);
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it("in static mode, reads files relative to the manifest and checks integrity", async () => {
+    const tampered = BUNDLE.replace("extra = 1", "extra = 2");
+    const server = fakeServer({
+      "http://x/static/svc/manifest.json": {
+        type: "application/json",
+        body: JSON.stringify({
+          "app:card": {
+            file: "bundles/app--card.0123456789ab.js",
+            hash: "0123456789ab",
+            integrity: await sri(BUNDLE),
+          },
+          evil: {
+            file: "bundles/evil.0123456789ab.js",
+            hash: "0123456789ab",
+            integrity: await sri(BUNDLE),
+          },
+        }),
+      },
+      "http://x/static/svc/bundles/app--card.0123456789ab.js": { body: BUNDLE },
+      "http://x/static/svc/bundles/evil.0123456789ab.js": { body: tampered },
+    });
+    let evaluated = 0;
+    const client = createSvcClient({
+      manifestUrl: "/static/svc/manifest.json",
+      baseUrl: "http://x/page.html",
+      fetch: server.fetch,
+      importCode: (code) => {
+        evaluated++;
+        return importData(code);
+      },
+    });
+    const [card] = await Promise.all([client.load("app:card"), client.load("app:card")]);
+    expect(card?.extra).toBe(1);
+    const evil = await client.load("evil").catch((e: unknown) => e);
+    expect(evil).toBeInstanceOf(IntegrityError);
+    expect((evil as Error).message).toMatch(/does not match its integrity/);
+    expect(evaluated).toBe(1); // the tampered code never ran
+    const missing = await client.load("nope").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ComponentNotFoundError);
+    expect(server.requests.filter((r) => r.includes("manifest"))).toHaveLength(1);
+    expect(server.requests.some((r) => r.includes("/api/"))).toBe(false);
+  });
+
+  it("names missing exports of a component", async () => {
+    const module = await importData("export const a = 1;");
+    expect(() => getComponentExport(module, "card")).toThrow(ExportNotFoundError);
+    expect(() => getComponentExport(module, "card")).toThrow(/no export "default".*exports: a/);
+    expect(getComponentExport(module, "card", "a")).toBe(1);
+  });
+});

@@ -1,0 +1,307 @@
+import { assertComponentName } from "./componentName.ts";
+import {
+  BundleLoadError,
+  ComponentNotFoundError,
+  ExportNotFoundError,
+  InvalidComponentNameError,
+} from "./errors.ts";
+import { type ComponentModule, importCode } from "./importCode.ts";
+import { verifyIntegrity } from "./integrity.ts";
+import { getModuleRegistry } from "./moduleRegistry.ts";
+import { rewriteImports } from "./rewriteImports.ts";
+
+/** One entry of `manifest.json`, written by `svc build`. */
+export interface ManifestEntry {
+  /** Path of the bundle, relative to the manifest's directory. */
+  file: string;
+  hash: string;
+  /** Subresource Integrity value (`sha384-…`), checked before the code runs. */
+  integrity?: string;
+  size?: number;
+}
+
+export type Manifest = Readonly<Record<string, ManifestEntry>>;
+
+/** The metadata endpoint's answer. */
+export interface ComponentMetadata {
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  props: { type?: string; properties?: Record<string, unknown>; required?: string[] };
+  properties: Record<string, unknown>;
+  required?: string[];
+  hash: string;
+}
+
+export interface SvcClientOptions {
+  /** Base URL of the svc API (bundles, metadata). Default `"/api"`. */
+  apiBase?: string;
+  /**
+   * URL of `manifest.json`. When set the client is in static mode: bundles come from the
+   * files the manifest names (relative to the manifest), never from the API. Default none.
+   */
+  manifestUrl?: string;
+  /** Known content hashes by component name, sent as `?<hash>` for cache busting. */
+  hashes?: Readonly<Record<string, string>>;
+  /** The `fetch` to use. Default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  /** Evaluates rewritten module code. Default: import from a `blob:` URL. */
+  importCode?: (code: string) => Promise<ComponentModule>;
+  /** Base for relative URLs. Default `document.baseURI` in a page. */
+  baseUrl?: string;
+}
+
+export interface LoadOptions {
+  /** Content hash to request (`?<hash>`); overrides one set before. Ignored in static mode. */
+  hash?: string;
+}
+
+/** Loads components: fetch, verify, rewrite imports, import. One instance per API / manifest. */
+export interface SvcClient {
+  readonly apiBase: string;
+  readonly manifestUrl: string | undefined;
+  /**
+   * The component's module namespace. Concurrent and later calls share one fetch; a failed
+   * load is forgotten so the next call tries again.
+   */
+  load(name: string, options?: LoadOptions): Promise<ComponentModule>;
+  /** The component's metadata from the API (cached like `load`). */
+  loadMetadata(name: string): Promise<ComponentMetadata>;
+  /** The manifest (static mode only; fetched once). */
+  loadManifest(): Promise<Manifest>;
+  /** Records a component's current hash; a later `load` fetches that version. */
+  setHash(name: string, hash: string): void;
+  /** Forgets cached bundles and metadata (of one component, or all), e.g. after an edit. */
+  invalidate(name?: string): void;
+}
+
+/** The value of one export of a loaded component (default: `default`). */
+export function getComponentExport(
+  module: ComponentModule,
+  name: string,
+  exportName = "default",
+): unknown {
+  if (!Object.hasOwn(module, exportName) || module[exportName] === undefined) {
+    throw new ExportNotFoundError(name, exportName, Object.keys(module));
+  }
+  return module[exportName];
+}
+
+export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
+  const apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
+  const manifestUrl = options.manifestUrl;
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const evaluate = options.importCode ?? importCode;
+  const hashes = new Map(Object.entries(options.hashes ?? {}));
+  const bundles = new Map<
+    string,
+    { hash: string | undefined; promise: Promise<ComponentModule> }
+  >();
+  const metadata = new Map<string, Promise<ComponentMetadata>>();
+  let manifest: Promise<{ url: URL; entries: Manifest }> | undefined;
+
+  const baseUrl = () =>
+    options.baseUrl ?? (typeof document === "undefined" ? undefined : document.baseURI);
+
+  /** Caches `promise` under `key` until it rejects. */
+  function remember<T>(map: Map<string, T>, key: string, value: T, promise: Promise<unknown>) {
+    map.set(key, value);
+    promise.catch(() => {
+      if (map.get(key) === value) map.delete(key);
+    });
+  }
+
+  async function request(name: string, url: string, init?: RequestInit): Promise<Response> {
+    let response: Response;
+    try {
+      response = await doFetch(url, init);
+    } catch (error) {
+      throw new BundleLoadError(
+        name,
+        `Component "${name}": request to ${url} failed: ${(error as Error).message}`,
+        { cause: error, url },
+      );
+    }
+    if (!response.ok) throw await errorFromResponse(name, url, response);
+    return response;
+  }
+
+  async function fetchFromApi(name: string, hash: string | undefined): Promise<string> {
+    const url = `${apiBase}/bundles/${name}.js${hash ? `?${hash}` : ""}`;
+    // Without a hash the URL names no particular version, so revalidate (ETag) every time
+    // rather than trust a year-long cached copy.
+    const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
+    return response.text();
+  }
+
+  function loadManifestEntries() {
+    if (manifestUrl === undefined) {
+      return Promise.reject(new Error("svc: loadManifest() needs the manifestUrl option"));
+    }
+    if (manifest === undefined) {
+      const promise = (async () => {
+        let url: URL;
+        try {
+          url = new URL(manifestUrl, baseUrl());
+        } catch (error) {
+          throw new BundleLoadError("", `svc: invalid manifest URL "${manifestUrl}"`, {
+            cause: error,
+          });
+        }
+        const response = await request("", url.href);
+        let entries: unknown;
+        try {
+          entries = await response.json();
+        } catch (error) {
+          throw new BundleLoadError("", `svc: the manifest ${url.href} is not valid JSON`, {
+            cause: error,
+            url: url.href,
+          });
+        }
+        if (typeof entries !== "object" || entries === null || Array.isArray(entries)) {
+          throw new BundleLoadError("", `svc: the manifest ${url.href} is not a JSON object`, {
+            url: url.href,
+          });
+        }
+        return { url, entries: entries as Manifest };
+      })();
+      manifest = promise;
+      promise.catch(() => {
+        if (manifest === promise) manifest = undefined;
+      });
+    }
+    return manifest;
+  }
+
+  async function fetchFromManifest(name: string): Promise<string> {
+    const { url: manifestHref, entries } = await loadManifestEntries();
+    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+    if (entry === undefined || typeof entry.file !== "string") {
+      throw new ComponentNotFoundError(name, `not in the manifest ${manifestHref.href}`);
+    }
+    const url = new URL(entry.file, manifestHref).href;
+    const response = await request(name, url);
+    const bytes = await response.arrayBuffer();
+    if (entry.integrity !== undefined) await verifyIntegrity(bytes, entry.integrity, name, url);
+    return new TextDecoder().decode(bytes);
+  }
+
+  async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
+    const code =
+      manifestUrl === undefined ? await fetchFromApi(name, hash) : await fetchFromManifest(name);
+    const rewritten = rewriteImports(code, { component: name, modules: getModuleRegistry() });
+    try {
+      return await evaluate(rewritten);
+    } catch (error) {
+      throw new BundleLoadError(
+        name,
+        `Component "${name}" failed to evaluate: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  return {
+    apiBase,
+    manifestUrl,
+
+    load(name, loadOptions = {}) {
+      try {
+        assertComponentName(name);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (loadOptions.hash !== undefined) hashes.set(name, loadOptions.hash);
+      const hash = manifestUrl === undefined ? hashes.get(name) : undefined;
+      const cached = bundles.get(name);
+      if (cached !== undefined && cached.hash === hash) return cached.promise;
+      const promise = loadBundle(name, hash);
+      remember(bundles, name, { hash, promise }, promise);
+      return promise;
+    },
+
+    loadMetadata(name) {
+      try {
+        assertComponentName(name);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const cached = metadata.get(name);
+      if (cached !== undefined) return cached;
+      const url = `${apiBase}/bundles/${name}/metadata`;
+      const promise = request(name, url).then(
+        (response) => response.json() as Promise<ComponentMetadata>,
+      );
+      remember(metadata, name, promise, promise);
+      return promise;
+    },
+
+    async loadManifest() {
+      return (await loadManifestEntries()).entries;
+    },
+
+    setHash(name, hash) {
+      hashes.set(name, hash);
+    },
+
+    invalidate(name) {
+      if (name === undefined) {
+        bundles.clear();
+        metadata.clear();
+        manifest = undefined;
+      } else {
+        bundles.delete(name);
+        metadata.delete(name);
+      }
+    },
+  };
+}
+
+interface ErrorBody {
+  error?: unknown;
+  message?: unknown;
+}
+
+/** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */
+async function errorFromResponse(name: string, url: string, response: Response): Promise<Error> {
+  let body: ErrorBody = {};
+  try {
+    body = (await response.json()) as ErrorBody;
+  } catch {
+    // Not JSON (a static server's 404 page, a proxy's error): the status has to do.
+  }
+  const message = typeof body.message === "string" ? body.message : undefined;
+  const where = `GET ${url} → ${response.status}`;
+  const options = { status: response.status, url };
+  switch (body.error) {
+    case "ComponentNotFound":
+      return new ComponentNotFoundError(name, where);
+    case "InvalidComponentName":
+      return new InvalidComponentNameError(name, message ?? "rejected by the server");
+    case "StaticMode":
+      return new BundleLoadError(
+        name,
+        `Component "${name}": the server is in static mode and serves no bundles from ${url}; ` +
+          "load through the manifest instead (data-svc-manifest, or the manifestUrl option).",
+        options,
+      );
+    case "BundleError":
+      return new BundleLoadError(
+        name,
+        `Component "${name}" failed to build: ${message ?? "unknown bundler error"}`,
+        options,
+      );
+  }
+  if (response.status === 404) {
+    // The component itself may be fine while the URL is wrong, so say which URL.
+    return name === ""
+      ? new BundleLoadError(name, `svc: ${where}`, options)
+      : new ComponentNotFoundError(name, where);
+  }
+  return new BundleLoadError(
+    name,
+    `${name === "" ? "svc" : `Component "${name}"`}: ${where}${message ? `: ${message}` : ""}`,
+    options,
+  );
+}

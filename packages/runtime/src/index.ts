@@ -1,0 +1,37 @@
+export { assertComponentName, componentNameProblem, fileSafeName } from "./componentName.ts";
+export {
+  type ComponentMetadata,
+  createSvcClient,
+  getComponentExport,
+  type LoadOptions,
+  type Manifest,
+  type ManifestEntry,
+  type SvcClient,
+  type SvcClientOptions,
+} from "./createSvcClient.ts";
+export {
+  BundleLoadError,
+  type BundleLoadErrorOptions,
+  ComponentNotFoundError,
+  ExportNotFoundError,
+  IntegrityError,
+  InvalidComponentNameError,
+  isSvcError,
+  ModuleNotFoundError,
+  type PropIssue,
+  RenderError,
+  SchemaValidationError,
+  SvcError,
+  type SvcErrorKind,
+  type SvcErrorOptions,
+} from "./errors.ts";
+export { type ComponentModule, importCode } from "./importCode.ts";
+export { verifyIntegrity } from "./integrity.ts";
+export {
+  getModuleRegistry,
+  installModules,
+  type ModuleRegistry,
+  RUNTIME_MODULE_NAMES,
+  type RuntimeModuleName,
+} from "./moduleRegistry.ts";
+export { type RewriteImportsOptions, rewriteImports } from "./rewriteImports.ts";

@@ -1,0 +1,287 @@
+import * as esbuild from "esbuild";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ExportNotFoundError, isSvcError, ModuleNotFoundError } from "./errors.ts";
+import type { ModuleRegistry } from "./moduleRegistry.ts";
+import { rewriteImports } from "./rewriteImports.ts";
+
+const EXTERNALS = [
+  "react",
+  "react/jsx-runtime",
+  "react-dom",
+  "react-dom/client",
+  "@svc/react",
+  "goober",
+];
+
+/** Builds virtual files the way the server does (ESM, es2020, automatic JSX, inline map). */
+async function bundle(
+  files: Record<string, string>,
+  options: { minify: boolean; external?: string[] },
+): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: ["virtual:index.tsx"],
+    bundle: true,
+    write: false,
+    format: "esm",
+    target: "es2020",
+    jsx: "automatic",
+    minify: options.minify,
+    sourcemap: "inline",
+    external: options.external ?? EXTERNALS,
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "virtual",
+        setup(build) {
+          build.onResolve({ filter: /^(virtual:|\.\/)/ }, (args) => ({
+            path: args.path.replace(/^(virtual:|\.\/)/, ""),
+            namespace: "virtual",
+          }));
+          build.onLoad({ filter: /.*/, namespace: "virtual" }, (args) => {
+            const path = /\.tsx?$/.test(args.path) ? args.path : `${args.path}.tsx`;
+            const contents = files[path];
+            if (contents === undefined) return { errors: [{ text: `no file ${path}` }] };
+            return { contents, loader: "tsx" };
+          });
+        },
+      },
+    ],
+  });
+  const file = result.outputFiles[0];
+  if (file === undefined) throw new Error("esbuild produced no output");
+  return file.text;
+}
+
+const fn = (name: string) => Object.assign(() => name, { displayName: name });
+const reactDefault = { isReactDefault: true };
+const modules = {
+  react: { default: reactDefault, useState: fn("useState"), useEffect: fn("useEffect") },
+  "react/jsx-runtime": { jsx: fn("jsx"), jsxs: fn("jsxs"), Fragment: fn("Fragment") },
+  "react-dom": { createPortal: fn("createPortal") },
+  "react-dom/client": { createRoot: fn("createRoot"), hydrateRoot: fn("hydrateRoot") },
+  "@svc/react": { useComponent: fn("useComponent") },
+  goober: { styled: fn("styled"), setup: fn("setup") },
+} satisfies ModuleRegistry;
+
+/** Runs rewritten code as a real ES module (Node imports `data:` URLs). */
+async function evaluate(code: string): Promise<Record<string, unknown>> {
+  const base64 = btoa(String.fromCharCode(...new TextEncoder().encode(code)));
+  return import(`data:text/javascript;base64,${base64}`);
+}
+
+// Every statement form the rewriter must handle, as a component author would write them.
+const EVERY_FORM = {
+  "index.tsx": `
+import React, { useState as useS, useEffect } from "react";
+import * as ReactDOM from "react-dom";
+import "goober";
+import { styled } from "goober";
+import { helper$ } from "./helper";
+export * from "react-dom/client";
+export { useComponent as $useComponent } from "@svc/react";
+export * as jsxRuntime from "react/jsx-runtime";
+
+const text = "import x from 'react'; export * from 'goober'";
+const template = \`import w from "react"\`;
+
+export default function Counter$($props: { start: number }) {
+  const [$count, set$count] = useS($props.start);
+  useEffect(() => {}, []);
+  return <button onClick={() => set$count($count + 1)}>{helper$($count)}</button>;
+}
+
+export async function lazyReact() {
+  return import("react");
+}
+
+export const seen = { React, useS, useEffect, ReactDOM, styled, text, template };
+`,
+  "helper.tsx": `export const helper$ = (n: number) => <>{n}</>;`,
+};
+
+describe("rewriteImports", () => {
+  let saved: ModuleRegistry | undefined;
+  beforeEach(() => {
+    saved = globalThis.__MODULES__;
+    globalThis.__MODULES__ = modules;
+  });
+  afterEach(() => {
+    globalThis.__MODULES__ = saved;
+  });
+
+  for (const minify of [false, true]) {
+    describe(minify ? "on minified esbuild output" : "on esbuild output", () => {
+      it("rewrites every statement form into reads from the registry", async () => {
+        const code = await bundle(EVERY_FORM, { minify });
+        const rewritten = rewriteImports(code, { component: "every_form", modules });
+        // No static import or export-from statement survives.
+        const { parse } = await import("es-module-lexer/js");
+        const [imports] = parse(rewritten);
+        expect(imports.filter((i) => i.type === "static" || i.type === "reexport-star")).toEqual(
+          [],
+        );
+
+        const module = await evaluate(rewritten);
+        const seen = module.seen as Record<string, unknown>;
+        expect(seen.React).toBe(reactDefault); // default import
+        expect(seen.useS).toBe(modules.react.useState); // named, aliased
+        expect(seen.useEffect).toBe(modules.react.useEffect); // named
+        expect(seen.ReactDOM).toBe(modules["react-dom"]); // namespace
+        expect(seen.styled).toBe(modules.goober.styled); // after a side-effect import
+        expect(module.createRoot).toBe(modules["react-dom/client"].createRoot); // export *
+        expect(module.hydrateRoot).toBe(modules["react-dom/client"].hydrateRoot);
+        expect(module.$useComponent).toBe(modules["@svc/react"].useComponent); // export { as }
+        expect(module.jsxRuntime).toBe(modules["react/jsx-runtime"]); // export * as
+        expect(typeof module.default).toBe("function");
+        // Dynamic import of a registry module gives the shared instance.
+        expect(await (module.lazyReact as () => Promise<unknown>)()).toBe(modules.react);
+      });
+
+      it("leaves imports inside strings and templates alone", async () => {
+        const code = await bundle(EVERY_FORM, { minify });
+        const rewritten = rewriteImports(code, { component: "every_form", modules });
+        const seen = (await evaluate(rewritten)).seen as Record<string, unknown>;
+        expect(seen.text).toBe("import x from 'react'; export * from 'goober'");
+        expect(seen.template).toBe('import w from "react"');
+      });
+
+      it("keeps every other character at its column, one line down, and shifts the map to match", async () => {
+        const code = await bundle(EVERY_FORM, { minify });
+        const rewritten = rewriteImports(code, { component: "every_form", modules });
+        const original = splitMap(code);
+        const result = splitMap(rewritten);
+
+        expect(result.map.mappings).toBe(`;${original.map.mappings}`);
+        expect(result.map.sources).toEqual(original.map.sources);
+        expect(result.map.sourcesContent).toEqual(original.map.sourcesContent);
+
+        const before = original.code.split("\n");
+        const after = result.code.split("\n").slice(1);
+        expect(after.length).toBeGreaterThanOrEqual(before.length);
+        before.forEach((line, index) => {
+          // The one other edit: a dynamic `import(` becomes a helper call of the same length.
+          const rewrittenLine = (after[index] ?? "").replace(/__svc[I-Z]\(/g, "import(");
+          expect(rewrittenLine.length).toBe(line.length);
+          // Outside blanked statements the characters are identical.
+          for (let column = 0; column < line.length; column++) {
+            if (rewrittenLine[column] !== line[column]) {
+              expect(rewrittenLine[column]).toMatch(/[ ;]/);
+            }
+          }
+        });
+        // The function body did not move: the same text sits at the same place.
+        const needle = minify ? "onClick" : "set$count($count + 1)";
+        const line = before.findIndex((l) => l.includes(needle));
+        expect(after[line]?.indexOf(needle)).toBe(before[line]?.indexOf(needle));
+      });
+
+      it("keeps the source map comment last, after a component:// sourceURL", async () => {
+        const code = await bundle(EVERY_FORM, { minify });
+        const lines = rewriteImports(code, { component: "every_form", modules })
+          .trimEnd()
+          .split("\n");
+        expect(lines.at(-1)).toMatch(/^\/\/# sourceMappingURL=data:application\/json;/);
+        expect(lines.at(-2)).toBe("//# sourceURL=component://every_form/bundle.js");
+      });
+
+      it("names the module and the component when the registry lacks a module", async () => {
+        const code = await bundle(
+          { "index.tsx": `import { chunk } from "lodash";\nexport default () => chunk;` },
+          { minify, external: [...EXTERNALS, "lodash"] },
+        );
+        let caught: unknown;
+        try {
+          rewriteImports(code, { component: "ui.table", modules });
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).toBeInstanceOf(ModuleNotFoundError);
+        expect(isSvcError(caught)).toBe(true);
+        expect((caught as ModuleNotFoundError).module).toBe("lodash");
+        expect((caught as Error).message).toContain('"lodash"');
+        expect((caught as Error).message).toContain('"ui.table"');
+      });
+
+      it("names the export when a registry module lacks an imported name", async () => {
+        const code = await bundle(
+          {
+            "index.tsx": `import { useNothing } from "react";\nexport default () => useNothing();`,
+          },
+          { minify },
+        );
+        expect(() => rewriteImports(code, { component: "x", modules })).toThrow(
+          ExportNotFoundError,
+        );
+        expect(() => rewriteImports(code, { component: "x", modules })).toThrow(/useNothing/);
+      });
+    });
+  }
+
+  it("handles forms esbuild does not emit: comments, line breaks, string names, default as", async () => {
+    const code = [
+      `// import a from "nope"`,
+      `/* import b from "nope" */ import /* c */ { /* d */ useState as s, // e`,
+      `  "useEffect" as e, default as R } from "react" /* f */;`,
+      `import R2, * as ns from "react";`,
+      `import {} from "goober";`,
+      `export { "useState" as "use-state", default as reactDefault } from "react";`,
+      "export const all = { s, e, R, R2, ns };",
+      "",
+    ].join("\n");
+    const rewritten = rewriteImports(code, { component: "hand", modules, sourceURL: false });
+    expect(rewritten).toContain(`// import a from "nope"`);
+    expect(rewritten).toContain(`/* import b from "nope" */`);
+    expect(rewritten.split("\n")).toHaveLength(code.split("\n").length + 1);
+    const module = await evaluate(rewritten);
+    expect(module.all).toEqual({
+      s: modules.react.useState,
+      e: modules.react.useEffect,
+      R: reactDefault,
+      R2: reactDefault,
+      ns: modules.react,
+    });
+    expect(module["use-state"]).toBe(modules.react.useState);
+    expect(module.reactDefault).toBe(reactDefault);
+  });
+
+  it("gives export * the ES semantics: no default, explicit exports win, ambiguous names dropped", async () => {
+    const registry = { ...modules, a: { x: 1, y: 2, default: 3 }, b: { y: 4, z: 5 } };
+    globalThis.__MODULES__ = registry;
+    const code = 'export * from "a";\nexport * from "b";\nexport const z = "own";\n';
+    const module = await evaluate(rewriteImports(code, { component: "s", modules: registry }));
+    expect({ ...module }).toEqual({ x: 1, z: "own" });
+  });
+
+  it("uses helper names the bundle does not already use", async () => {
+    const code =
+      'import { useState } from "react";\nconst __svc$0 = 1, __svcI = 2;\nexport const r = [useState, __svc$0, __svcI, await import("react")];\n';
+    const rewritten = rewriteImports(code, { component: "n", modules });
+    const module = await evaluate(rewritten);
+    expect(module.r).toEqual([modules.react.useState, 1, 2, modules.react]);
+  });
+
+  it("leaves absolute URL imports to the browser", () => {
+    const code = 'import "https://cdn.example/x.js";\nexport {};\n';
+    const rewritten = rewriteImports(code, { component: "u", modules, sourceURL: false });
+    expect(rewritten).toContain('import "https://cdn.example/x.js"');
+  });
+});
+
+interface SourceMapJson {
+  mappings: string;
+  sources: string[];
+  sourcesContent?: string[];
+}
+
+function splitMap(code: string): { code: string; map: SourceMapJson } {
+  const match =
+    /\n\/\/# sourceMappingURL=data:application\/json(?:;charset=[\w-]+)?;base64,(\S+)\s*$/.exec(
+      code,
+    );
+  if (match === null) throw new Error("no inline source map");
+  const binary = atob(match[1] ?? "");
+  const json = new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  let body = code.slice(0, match.index);
+  body = body.replace(/\n\/\/# sourceURL=\S+$/, "");
+  return { code: body, map: JSON.parse(json) as SourceMapJson };
+}

@@ -1,0 +1,414 @@
+import { type Export, type Import, parse, type StaticImport } from "es-module-lexer/js";
+import { BundleLoadError, ExportNotFoundError, ModuleNotFoundError } from "./errors.ts";
+
+// `es-module-lexer/js` is the asm.js build: the default build compiles WebAssembly, which a
+// Content-Security-Policy without 'wasm-unsafe-eval' forbids.
+
+export interface RewriteImportsOptions {
+  /** Component name, for error messages and the `sourceURL`. */
+  component: string;
+  /** The module registry the rewritten code will read from (`window.__MODULES__`). */
+  modules: Readonly<Record<string, unknown>>;
+  /**
+   * `//# sourceURL=` to give the module, so stack traces name the component instead of an
+   * anonymous `blob:` URL. Default `component://<name>/bundle.js`; `false` adds none.
+   */
+  sourceURL?: string | false;
+}
+
+/** Expression the rewritten code reads runtime modules from. */
+const REGISTRY = "globalThis.__MODULES__";
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const ABSOLUTE_URL = /^(?:https?|data|blob):/i;
+
+/**
+ * Rewrites the imports of a component bundle into reads from `window.__MODULES__`, so the
+ * bundle can run from a `blob:` URL with no import map.
+ *
+ * Every import and re-export statement is blanked in place (same length, line breaks kept),
+ * and the declarations that replace them go on one new first line. Every other character
+ * therefore keeps its column and moves down exactly one line; the inline source map gets one
+ * empty line prepended to match, so source maps stay exact even for minified bundles.
+ * Dynamic `import(…)` keeps its length too: the keyword is swapped for a 6-character helper.
+ *
+ * @throws ModuleNotFoundError when the bundle imports a module the registry lacks
+ * @throws ExportNotFoundError when it imports a name a registry module does not export
+ * @throws BundleLoadError when the code cannot be lexed
+ */
+export function rewriteImports(code: string, options: RewriteImportsOptions): string {
+  const { component, modules } = options;
+  let imports: readonly Import[];
+  let exports: readonly Export[];
+  try {
+    [imports, exports] = parse(code);
+  } catch (error) {
+    throw new BundleLoadError(
+      component,
+      `The bundle of component "${component}" could not be parsed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+
+  const prefix = freeName(code, (n) => `__svc${n === 0 ? "" : n}$`);
+  const prelude: string[] = [];
+  const moduleVars = new Map<string, string>();
+  let counter = 0;
+  const local = () => `${prefix}${counter++}`;
+
+  const moduleVar = (specifier: string): string => {
+    let name = moduleVars.get(specifier);
+    if (name === undefined) {
+      name = local();
+      moduleVars.set(specifier, name);
+      prelude.push(`const ${name} = ${REGISTRY}[${JSON.stringify(specifier)}];`);
+    }
+    return name;
+  };
+  const moduleOf = (specifier: string): object => {
+    const module = Object.hasOwn(modules, specifier) ? modules[specifier] : undefined;
+    if (typeof module !== "object" && typeof module !== "function") {
+      throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
+    }
+    if (module === null) throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
+    return module;
+  };
+  const requireExport = (specifier: string, module: object, name: string) => {
+    // `default` falls back to the namespace itself (CommonJS-style interop), so it never fails.
+    if (name !== "default" && !(name in module)) {
+      throw new ExportNotFoundError(component, name, [], specifier);
+    }
+  };
+  const defaultOf = (variable: string) =>
+    `("default" in ${variable} ? ${variable}.default : ${variable})`;
+
+  let dynamicHelper: string | undefined;
+  const edits: { start: number; end: number; text: string }[] = [];
+  const blank = (start: number, end: number) => {
+    // A leading `;` ends whatever statement came before, as the import's own end did.
+    let text = ";";
+    for (let i = start + 1; i < end; i++) {
+      const c = code.charCodeAt(i);
+      text += c === 10 || c === 13 || c === 0x2028 || c === 0x2029 ? code[i] : " ";
+    }
+    edits.push({ start, end, text });
+  };
+
+  // Names the module exports explicitly: an `export *` must not produce a duplicate of them.
+  const explicitExports = new Set(
+    exports.filter((e) => e.type !== "reexport-all").map((e) => e.name),
+  );
+  const starNames = new Map<string, number>();
+  for (const e of exports) {
+    if (e.type !== "reexport-all") continue;
+    const specifier = e.from;
+    if (!Object.hasOwn(modules, specifier)) continue;
+    for (const key of Object.keys(moduleOf(specifier))) {
+      starNames.set(key, (starNames.get(key) ?? 0) + 1);
+    }
+  }
+
+  imports.forEach((record, index) => {
+    if (record.type === "import-meta") return;
+    if (record.type === "dynamic") {
+      if (
+        record.phase !== null ||
+        code.slice(record.importStart, record.importStart + 6) !== "import"
+      ) {
+        return;
+      }
+      dynamicHelper ??= freeName(code, (n) => DYNAMIC_HELPER_NAMES[n]);
+      edits.push({ start: record.importStart, end: record.importStart + 6, text: dynamicHelper });
+      return;
+    }
+    const specifier = record.specifier;
+    if (!Object.hasOwn(modules, specifier)) {
+      if (ABSOLUTE_URL.test(specifier)) return;
+      throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
+    }
+    if (record.phase === "source") {
+      throw new BundleLoadError(
+        component,
+        `Component "${component}" uses a source-phase import of "${specifier}", which svc cannot provide.`,
+      );
+    }
+    const module = moduleOf(specifier);
+    const statement = code.slice(record.importStart, record.importEnd);
+    if (record.type === "reexport-star" || statement.startsWith("export")) {
+      rewriteReexport(record, index, module);
+    } else if (!record.typeOnly) {
+      rewriteImport(record, module);
+    }
+    blank(record.importStart, record.importEnd);
+  });
+
+  function rewriteImport(record: StaticImport, module: object) {
+    const specifier = record.specifier;
+    const clause = parseImportClause(code, record, component);
+    if (
+      clause.defaultName === undefined &&
+      clause.namespace === undefined &&
+      clause.named.length === 0
+    ) {
+      return; // side-effect import: the module is already evaluated, it only has to exist
+    }
+    const variable = moduleVar(specifier);
+    if (clause.defaultName !== undefined) {
+      prelude.push(`const ${clause.defaultName} = ${defaultOf(variable)};`);
+    }
+    if (clause.namespace !== undefined) prelude.push(`const ${clause.namespace} = ${variable};`);
+    const properties: string[] = [];
+    for (const { imported, key, localName } of clause.named) {
+      if (imported === "default") {
+        prelude.push(`const ${localName} = ${defaultOf(variable)};`);
+        continue;
+      }
+      if (imported !== undefined) requireExport(specifier, module, imported);
+      properties.push(`${key}: ${localName}`);
+    }
+    if (properties.length > 0) prelude.push(`const { ${properties.join(", ")} } = ${variable};`);
+  }
+
+  function rewriteReexport(record: StaticImport, index: number, module: object) {
+    const specifier = record.specifier;
+    const variable = moduleVar(specifier);
+    const own = exports.filter(
+      (e) =>
+        e.type !== "direct" &&
+        e.importIndex === index &&
+        e.exportStart >= record.importStart &&
+        e.exportStart < record.importEnd,
+    );
+    const pairs: string[] = [];
+    for (const e of own) {
+      if (e.type === "reexport-all") {
+        for (const name of Object.keys(module)) {
+          // As in ES modules: `export *` skips `default`, names exported explicitly, and names
+          // two star exports both provide.
+          if (name === "default" || explicitExports.has(name) || starNames.get(name) !== 1) {
+            continue;
+          }
+          const alias = local();
+          prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
+          pairs.push(`${alias} as ${exportName(name)}`);
+        }
+      } else if (e.type === "reexport") {
+        if (e.importName === null) {
+          pairs.push(`${variable} as ${exportName(e.name)}`);
+          continue;
+        }
+        const alias = local();
+        if (e.importName === "default") {
+          prelude.push(`const ${alias} = ${defaultOf(variable)};`);
+        } else {
+          requireExport(specifier, module, e.importName);
+          prelude.push(`const ${alias} = ${variable}[${JSON.stringify(e.importName)}];`);
+        }
+        pairs.push(`${alias} as ${exportName(e.name)}`);
+      }
+    }
+    if (pairs.length > 0) prelude.push(`export { ${pairs.join(", ")} };`);
+  }
+
+  if (dynamicHelper !== undefined) {
+    // Registry modules resolve to the shared instance; anything else keeps native behaviour.
+    prelude.push(
+      `const ${dynamicHelper} = (s, o) => typeof s === "string" && Object.hasOwn(${REGISTRY} ?? {}, s) ` +
+        `? Promise.resolve(${REGISTRY}[s]) : o === undefined ? import(s) : import(s, o);`,
+    );
+  }
+
+  edits.sort((a, b) => a.start - b.start);
+  let body = "";
+  let position = 0;
+  for (const edit of edits) {
+    body += code.slice(position, edit.start) + edit.text;
+    position = edit.end;
+  }
+  body += code.slice(position);
+
+  const { code: withoutMap, map } = splitSourceMapComment(body);
+  let result = `${prelude.join(" ")}\n${withoutMap}`;
+  if (!result.endsWith("\n")) result += "\n";
+  const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
+  if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
+  if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
+  return result;
+}
+
+/** 6 characters each, the length of the `import` keyword they replace. */
+const DYNAMIC_HELPER_NAMES = Array.from("IJKLMNOPQRSTUVWXYZ", (letter) => `__svc${letter}`);
+
+/** The first candidate name that does not occur anywhere in `code`. */
+function freeName(code: string, candidate: (n: number) => string | undefined): string {
+  for (let n = 0; ; n++) {
+    const name = candidate(n);
+    if (name === undefined) throw new Error("svc: no free identifier for the import rewrite");
+    if (!code.includes(name)) return name;
+  }
+}
+
+function exportName(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}
+
+interface ImportClause {
+  defaultName: string | undefined;
+  namespace: string | undefined;
+  /** `imported` is undefined when the name is a string literal with escapes (not checked). */
+  named: { imported: string | undefined; key: string; localName: string }[];
+}
+
+/**
+ * Parses the bindings of one import statement, `import <clause> from "x"`. The lexer has
+ * already located the statement exactly; this small grammar only reads what lies between
+ * the `import` keyword and the specifier.
+ */
+function parseImportClause(code: string, record: StaticImport, component: string): ImportClause {
+  const start = record.importStart + "import".length;
+  // `start` is the first character of the specifier, just after its opening quote.
+  const tokens = tokenize(code, start, record.start - 1);
+  const fail = (): never => {
+    throw new BundleLoadError(
+      component,
+      `Component "${component}": cannot read the import statement \`${code.slice(record.importStart, record.importEnd)}\`.`,
+    );
+  };
+  const clause: ImportClause = { defaultName: undefined, namespace: undefined, named: [] };
+  if (tokens.length === 0) return clause;
+  if (tokens.pop() !== "from") fail();
+  if (record.phase === "defer" && tokens[0] === "defer") tokens.shift();
+  let i = 0;
+  const next = () => tokens[i++] ?? fail();
+  const identifier = () => {
+    const token = next();
+    if (isPunctuator(token) || token.startsWith('"') || token.startsWith("'")) fail();
+    return token;
+  };
+  const namespace = () => {
+    if (next() !== "as") fail();
+    clause.namespace = identifier();
+  };
+  const named = () => {
+    while (tokens[i] !== "}") {
+      const token = next();
+      if (token === "," || token === "}") fail();
+      const quoted = token.startsWith('"') || token.startsWith("'");
+      const imported = quoted ? unquote(token) : token;
+      let localName = token;
+      if (tokens[i] === "as") {
+        i++;
+        localName = identifier();
+      } else if (quoted) {
+        fail();
+      }
+      clause.named.push({ imported, key: token, localName });
+      if (tokens[i] === ",") i++;
+      else if (tokens[i] !== "}") fail();
+    }
+    i++;
+  };
+  const first = next();
+  if (first === "*") namespace();
+  else if (first === "{") named();
+  else {
+    if (isPunctuator(first)) fail();
+    clause.defaultName = first;
+    if (i < tokens.length) {
+      if (next() !== ",") fail();
+      const second = next();
+      if (second === "*") namespace();
+      else if (second === "{") named();
+      else fail();
+    }
+  }
+  if (i !== tokens.length) fail();
+  return clause;
+}
+
+function isPunctuator(token: string): boolean {
+  return token === "{" || token === "}" || token === "," || token === "*";
+}
+
+/** Splits `code[start, end)` into punctuators, words and string literals; skips comments. */
+function tokenize(code: string, start: number, end: number): string[] {
+  const tokens: string[] = [];
+  let i = start;
+  while (i < end) {
+    const c = code[i] as string;
+    if (c === "/" && code[i + 1] === "/") {
+      while (i < end && code[i] !== "\n" && code[i] !== "\r") i++;
+    } else if (c === "/" && code[i + 1] === "*") {
+      const close = code.indexOf("*/", i + 2);
+      i = close === -1 ? end : close + 2;
+    } else if (c === "{" || c === "}" || c === "," || c === "*") {
+      tokens.push(c);
+      i++;
+    } else if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < end && code[j] !== c) j += code[j] === "\\" ? 2 : 1;
+      tokens.push(code.slice(i, j + 1));
+      i = j + 1;
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      let j = i;
+      while (j < end && !/[\s{},*"'/]/.test(code[j] as string)) j++;
+      tokens.push(code.slice(i, j));
+      i = j;
+    }
+  }
+  return tokens;
+}
+
+function unquote(literal: string): string | undefined {
+  const inner = literal.slice(1, -1);
+  return inner.includes("\\") ? undefined : inner;
+}
+
+const MAP_COMMENT = /\/\/[#@] sourceMappingURL=(\S+)\s*$/;
+
+/** Separates a trailing `//# sourceMappingURL=` comment from the code before it. */
+function splitSourceMapComment(code: string): { code: string; map: string | undefined } {
+  const match = MAP_COMMENT.exec(code);
+  if (match === null) return { code, map: undefined };
+  return { code: code.slice(0, match.index), map: match[1] };
+}
+
+/**
+ * Moves an inline source map down by the one line the prelude adds: one empty line in front
+ * of `mappings` (a leading `;`). An external map is kept as it is (it will be one line off).
+ */
+function shiftSourceMapUrl(url: string, component: string): string {
+  const match = /^data:application\/json(?:;charset=[\w-]+)?(;base64)?,(.*)$/i.exec(url);
+  if (match === null) return url;
+  try {
+    const json = match[1] ? decodeBase64Utf8(match[2] ?? "") : decodeURIComponent(match[2] ?? "");
+    const map = JSON.parse(json) as { mappings?: unknown };
+    if (typeof map.mappings !== "string") return url;
+    map.mappings = `;${map.mappings}`;
+    return `data:application/json;charset=utf-8;base64,${encodeBase64Utf8(JSON.stringify(map))}`;
+  } catch (error) {
+    throw new BundleLoadError(
+      component,
+      `The inline source map of component "${component}" is malformed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+function decodeBase64Utf8(base64: string): string {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder().decode(bytes);
+}
+
+function encodeBase64Utf8(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}
