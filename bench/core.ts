@@ -1,0 +1,188 @@
+/** Benchmarks of the server core (issue 2): cold bundle, warm throughput, edit → new code. */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ComponentRegistry, createHandlers, EXTERNALS, silentLogger } from "@svc/server";
+import autocannon from "autocannon";
+import * as esbuild from "esbuild";
+import { median, type Row, timeMs } from "./lib.ts";
+
+/** A typical three-file component: barrel index, implementation, helper. */
+export function writeTypicalComponent(root: string, name = "card"): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "index.tsx"), 'export { default } from "./Card";\n');
+  writeFileSync(
+    join(dir, "Card.tsx"),
+    `import { useState } from "react";
+import { formatPrice } from "./format";
+export interface CardProps { title: string; price: number; tags?: string[] }
+export default function Card({ title, price, tags = [] }: CardProps) {
+  const [open, setOpen] = useState(false);
+  return (
+    <article className="card">
+      <h3 onClick={() => setOpen(!open)}>{title}</h3>
+      <p>{formatPrice(price)}</p>
+      {open && <ul>{tags.map((t) => <li key={t}>{t}</li>)}</ul>}
+    </article>
+  );
+}
+`,
+  );
+  writeFileSync(
+    join(dir, "format.ts"),
+    `const formatter = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+export function formatPrice(value: number): string {
+  return formatter.format(value);
+}
+`,
+  );
+  return dir;
+}
+
+async function coldBundle(root: string): Promise<Row> {
+  const entry = join(root, "card", "index.tsx");
+  const bare = () =>
+    esbuild.build({
+      entryPoints: [entry],
+      absWorkingDir: root,
+      bundle: true,
+      write: false,
+      format: "esm",
+      target: "es2020",
+      jsx: "automatic",
+      external: [...EXTERNALS],
+      sourcemap: "inline",
+      sourcesContent: true,
+      logLevel: "silent",
+    });
+  const svc = () =>
+    createHandlers(new ComponentRegistry(root, { logger: silentLogger }), {
+      logger: silentLogger,
+    }).getBundle("card");
+  for (let i = 0; i < 5; i++) {
+    await bare();
+    await svc();
+  }
+  const bareTimes: number[] = [];
+  const svcTimes: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    bareTimes.push(await timeMs(bare));
+    svcTimes.push(await timeMs(svc));
+  }
+  const value = median(svcTimes);
+  const baseline = median(bareTimes);
+  const ratio = value / baseline;
+  return {
+    name: "cold bundle, 3-file component (svc handler set vs bare esbuild.build)",
+    value,
+    unit: "ms",
+    baseline,
+    ratio,
+    target: "≤ 1.3×",
+    ok: ratio <= 1.3,
+  };
+}
+
+async function startWarmServer(
+  mode: "svc" | "bare",
+  root: string,
+): Promise<{ port: number; stop: () => Promise<void> }> {
+  const script = fileURLToPath(new URL("./servers/warm.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--conditions=source", script, mode, root, "card"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+      const match = /PORT=(\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`warm server exited with ${code}`)));
+  });
+  return {
+    port,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+async function requestsPerSecond(url: string, seconds: number): Promise<number> {
+  const result = await autocannon({ url, connections: 32, duration: seconds, pipelining: 1 });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`benchmark saw ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return result.requests.average;
+}
+
+async function warmThroughput(root: string, seconds: number): Promise<Row> {
+  const svcRates: number[] = [];
+  const bareRates: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const mode of ["bare", "svc"] as const) {
+      const server = await startWarmServer(mode, root);
+      const path = mode === "svc" ? "/api/bundles/card.js" : "/card.js";
+      await requestsPerSecond(`http://127.0.0.1:${server.port}${path}`, 1); // warm-up
+      (mode === "svc" ? svcRates : bareRates).push(
+        await requestsPerSecond(`http://127.0.0.1:${server.port}${path}`, seconds),
+      );
+      await server.stop();
+    }
+  }
+  const value = median(svcRates);
+  const baseline = median(bareRates);
+  const ratio = value / baseline;
+  return {
+    name: "warm bundle requests/s (svc node handler vs bare node:http, same bytes)",
+    value,
+    unit: "req/s",
+    baseline,
+    ratio,
+    target: "≥ 0.7×",
+    ok: ratio >= 0.7,
+  };
+}
+
+async function editToNewCode(root: string): Promise<Row> {
+  const handlers = createHandlers(new ComponentRegistry(root, { logger: silentLogger }), {
+    logger: silentLogger,
+  });
+  await handlers.getBundle("card");
+  const file = join(root, "card", "format.ts");
+  const times: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    const marker = `edit-${i}-${Date.now()}`;
+    const started = performance.now();
+    writeFileSync(
+      file,
+      `export function formatPrice(value: number): string {\n  return "${marker} " + value.toFixed(2);\n}\n`,
+    );
+    let code = "";
+    while (!code.includes(marker))
+      code = Buffer.from((await handlers.getBundle("card")).code).toString("utf8");
+    times.push(performance.now() - started);
+  }
+  return {
+    name: "sibling-file edit → next request returns new code",
+    value: median(times),
+    unit: "ms",
+  };
+}
+
+export async function benchCore(options: { seconds?: number } = {}): Promise<Row[]> {
+  const root = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  try {
+    writeTypicalComponent(root);
+    const rows = [await coldBundle(root)];
+    rows.push(await warmThroughput(root, options.seconds ?? 5));
+    rows.push(await editToNewCode(root));
+    return rows;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

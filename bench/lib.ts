@@ -1,0 +1,54 @@
+/** Shared helpers for `npm run bench`: rows, medians, the printed table. */
+import { cpus, totalmem } from "node:os";
+
+export interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  /** The same quantity for the baseline measured in the same run. */
+  baseline?: number;
+  /** value / baseline (or baseline / value for throughput), as the target states it. */
+  ratio?: number;
+  /** e.g. "≤ 1.3×" */
+  target?: string;
+  /** Whether the ratio meets the target. */
+  ok?: boolean;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu[0]?.model ?? "unknown CPU"} × ${cpu.length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+}
+
+function fmt(n: number | undefined, digits = 2): string {
+  if (n === undefined) return "";
+  return Math.abs(n) >= 1000 ? Math.round(n).toLocaleString("en-US") : n.toFixed(digits);
+}
+
+/** A Markdown table, so the output can be pasted into docs/PERFORMANCE.md as is. */
+export function table(rows: readonly Row[]): string {
+  const lines = [
+    "| benchmark | median | unit | baseline | ratio | target | met |",
+    "|---|---:|---|---:|---:|---|---|",
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.name} | ${fmt(r.value)} | ${r.unit} | ${fmt(r.baseline)} | ${r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`} | ${r.target ?? ""} | ${r.ok === undefined ? "" : r.ok ? "yes" : "NO"} |`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench`: every benchmark, each against a baseline measured in the same run.
+ * Prints a Markdown table (paste it into docs/PERFORMANCE.md). Not a test: nothing here
+ * fails a build. `npm run bench -- core` runs one group.
+ */
+import { existsSync } from "node:fs";
+import * as esbuild from "esbuild";
+import { benchCore } from "./core.ts";
+import { machine, type Row, table } from "./lib.ts";
+
+type Group = () => Promise<Row[]>;
+
+async function optional(module: string, exportName: string): Promise<Group | undefined> {
+  const url = new URL(module, import.meta.url);
+  if (!existsSync(url)) return undefined;
+  const loaded = (await import(url.href)) as Record<string, Group>;
+  return loaded[exportName];
+}
+
+const groups: Record<string, Group | undefined> = {
+  core: () => benchCore(),
+  build: await optional("./build.ts", "benchBuild"),
+  bridges: await optional("./bridges.ts", "benchBridges"),
+};
+
+const only = process.argv.slice(2);
+const rows: Row[] = [];
+console.log(`machine: ${machine()}\n`);
+for (const [name, group] of Object.entries(groups)) {
+  if (group === undefined || (only.length > 0 && !only.includes(name))) continue;
+  process.stderr.write(`running ${name}…\n`);
+  rows.push(...(await group()));
+}
+console.log(table(rows));
+await esbuild.stop();
