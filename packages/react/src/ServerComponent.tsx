@@ -1,0 +1,66 @@
+import { QueryErrorResetBoundary } from "@tanstack/react-query";
+import { type ReactNode, Suspense } from "react";
+import {
+  type ErrorFallback,
+  SvcErrorBoundary,
+  type SvcErrorBoundaryProps,
+} from "./SvcErrorBoundary.tsx";
+import { useComponent } from "./useComponent.ts";
+
+export interface ServerComponentProps<P extends object = Record<string, unknown>> {
+  /** Component name, e.g. `"counter"` or `"store:product"`. */
+  name: string;
+  /** Props for the component. Default `{}`. */
+  props?: P;
+  /** Which export of the bundle to render. Default `"default"`. */
+  exportName?: string;
+  /** Shown while the bundle loads. Default: nothing. */
+  fallback?: ReactNode;
+  /** Shown when loading or rendering fails. Default: the error message ({@link SvcErrorMessage}). */
+  errorFallback?: ErrorFallback;
+  onError?: SvcErrorBoundaryProps["onError"];
+}
+
+/**
+ * Renders a component served by svc, with its own Suspense and error boundary: a failure
+ * shows inside this element only. Changing `name` or `props` after a failure tries again.
+ */
+export function ServerComponent<P extends object = Record<string, unknown>>({
+  name,
+  props,
+  exportName,
+  fallback = null,
+  errorFallback,
+  onError,
+}: ServerComponentProps<P>): ReactNode {
+  return (
+    <QueryErrorResetBoundary>
+      {({ reset }) => (
+        <SvcErrorBoundary
+          component={name}
+          fallback={errorFallback}
+          onError={onError}
+          onReset={reset}
+          resetKeys={[name, exportName, props]}
+        >
+          <Suspense fallback={fallback}>
+            <Loaded name={name} exportName={exportName} props={props ?? ({} as P)} />
+          </Suspense>
+        </SvcErrorBoundary>
+      )}
+    </QueryErrorResetBoundary>
+  );
+}
+
+function Loaded<P extends object>({
+  name,
+  exportName,
+  props,
+}: {
+  name: string;
+  exportName: string | undefined;
+  props: P;
+}): ReactNode {
+  const Component = useComponent<P>(name, { exportName });
+  return <Component {...props} />;
+}

@@ -1,0 +1,99 @@
+import { isSvcError, RenderError, type SvcError } from "@svc/runtime";
+import { Component, type ErrorInfo, type ReactNode } from "react";
+
+export type ErrorFallback = ReactNode | ((error: SvcError, reset: () => void) => ReactNode);
+
+export interface SvcErrorBoundaryProps {
+  /** The component rendered inside; a plain error thrown in it becomes a `RenderError`. */
+  component?: string;
+  /** Shown instead of the children after an error. Default: {@link SvcErrorMessage}. */
+  fallback?: ErrorFallback;
+  onError?: (error: SvcError, info: ErrorInfo) => void;
+  /** Called when the boundary resets, before the children render again. */
+  onReset?: () => void;
+  /** The boundary resets when one of these changes (objects compared shallowly). */
+  resetKeys?: readonly unknown[];
+  children?: ReactNode;
+}
+
+interface State {
+  failure: { error: unknown } | null;
+}
+
+/** Catches load and render errors of svc components; shows a readable message. */
+export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
+  override state: State = { failure: null };
+  private converted: { failure: State["failure"]; error: SvcError } | undefined;
+
+  static getDerivedStateFromError(error: unknown): State {
+    return { failure: { error } };
+  }
+
+  override componentDidCatch(_error: unknown, info: ErrorInfo): void {
+    const error = this.error();
+    if (error !== null) this.props.onError?.(error, info);
+  }
+
+  override componentDidUpdate(previous: SvcErrorBoundaryProps): void {
+    if (this.state.failure !== null && keysChanged(previous.resetKeys, this.props.resetKeys)) {
+      this.reset();
+    }
+  }
+
+  reset = (): void => {
+    this.props.onReset?.();
+    this.setState({ failure: null });
+  };
+
+  /** The caught error as an svc error: a plain one thrown while rendering is a RenderError. */
+  private error(): SvcError | null {
+    const { failure } = this.state;
+    if (failure === null) return null;
+    if (this.converted?.failure !== failure) {
+      const error = isSvcError(failure.error)
+        ? failure.error
+        : new RenderError(this.props.component ?? "unknown", failure.error);
+      this.converted = { failure, error };
+    }
+    return this.converted.error;
+  }
+
+  override render(): ReactNode {
+    const error = this.error();
+    if (error === null) return this.props.children;
+    const { fallback } = this.props;
+    if (typeof fallback === "function") return fallback(error, this.reset);
+    if (fallback !== undefined) return fallback;
+    return <SvcErrorMessage error={error} />;
+  }
+}
+
+/** The default error display: the message, as text, in an element marked `role="alert"`. */
+export function SvcErrorMessage({ error }: { error: Error }): ReactNode {
+  return (
+    <div
+      role="alert"
+      className="svc-error"
+      data-svc-error={isSvcError(error) ? error.kind : "Error"}
+    >
+      {error.message}
+    </div>
+  );
+}
+
+function keysChanged(previous: readonly unknown[] = [], next: readonly unknown[] = []): boolean {
+  if (previous.length !== next.length) return true;
+  return previous.some((value, index) => !shallowEqual(value, next[index]));
+}
+
+function shallowEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  return keysA.every(
+    (key) =>
+      Object.hasOwn(b, key) &&
+      Object.is((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
+}

@@ -1,0 +1,60 @@
+import { createSvcClient, type SvcClient } from "@svc/runtime";
+import { QueryClient, QueryClientContext } from "@tanstack/react-query";
+import { type ReactNode, useContext, useMemo, useState } from "react";
+import { installReactModules } from "./installReactModules.ts";
+import { SvcContext, type SvcContextValue } from "./svcContext.ts";
+
+export interface SvcProviderProps {
+  /** Base URL of the svc API. Default `"/api"`. */
+  apiBase?: string;
+  /**
+   * URL of the build's `manifest.json` (e.g. `"/static/svc/manifest.json"`): static mode,
+   * bundles come from the files it names. Default: none (bundles from the API).
+   */
+  manifestUrl?: string;
+  /** Known content hashes by component name (cache busting). Default: none. */
+  hashes?: Readonly<Record<string, string>>;
+  /**
+   * QueryClient for the component cache. Default: the surrounding QueryClientProvider's, or
+   * one of the provider's own. It is passed to the hooks directly, never provided to your tree.
+   */
+  queryClient?: QueryClient;
+  /** A ready svc client; overrides `apiBase`, `manifestUrl` and `hashes`. */
+  client?: SvcClient;
+  /**
+   * More runtime modules for `window.__MODULES__`, e.g.
+   * `{ "react-dom": ReactDOM, "react-dom/client": ReactDOMClient, goober }`. React,
+   * `react/jsx-runtime` and `@svc/react` are installed anyway. Modules already present stay.
+   */
+  modules?: Readonly<Record<string, object>>;
+  children?: ReactNode;
+}
+
+/** Configures where `useComponent` and `ServerComponent` below it load components from. */
+export function SvcProvider({
+  apiBase,
+  manifestUrl,
+  hashes,
+  queryClient,
+  client,
+  modules,
+  children,
+}: SvcProviderProps): ReactNode {
+  const ambient = useContext(QueryClientContext);
+  const [own] = useState(() => {
+    // Before any child can load a bundle: bundles are rewritten against the registry.
+    installReactModules(modules);
+    return new QueryClient();
+  });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: hashes are initial values; later ones go through client.setHash.
+  const svcClient = useMemo(
+    () => client ?? createSvcClient({ apiBase, manifestUrl, hashes }),
+    [client, apiBase, manifestUrl],
+  );
+  const resolvedQueryClient = queryClient ?? ambient ?? own;
+  const value = useMemo<SvcContextValue>(
+    () => ({ client: svcClient, queryClient: resolvedQueryClient }),
+    [svcClient, resolvedQueryClient],
+  );
+  return <SvcContext.Provider value={value}>{children}</SvcContext.Provider>;
+}

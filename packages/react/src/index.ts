@@ -1,0 +1,43 @@
+export {
+  assertComponentName,
+  BundleLoadError,
+  type ComponentMetadata,
+  type ComponentModule,
+  ComponentNotFoundError,
+  createSvcClient,
+  ExportNotFoundError,
+  getModuleRegistry,
+  IntegrityError,
+  InvalidComponentNameError,
+  installModules,
+  isSvcError,
+  type Manifest,
+  type ManifestEntry,
+  ModuleNotFoundError,
+  type ModuleRegistry,
+  type PropIssue,
+  RenderError,
+  RUNTIME_MODULE_NAMES,
+  SchemaValidationError,
+  type SvcClient,
+  type SvcClientOptions,
+  SvcError,
+  type SvcErrorKind,
+} from "@svc/runtime";
+export {
+  type ComponentQueryOptionsInput,
+  componentMetadataQueryOptions,
+  componentQueryOptions,
+} from "./componentQueryOptions.ts";
+export { installReactModules } from "./installReactModules.ts";
+export { ServerComponent, type ServerComponentProps } from "./ServerComponent.tsx";
+export {
+  type ErrorFallback,
+  SvcErrorBoundary,
+  type SvcErrorBoundaryProps,
+  SvcErrorMessage,
+} from "./SvcErrorBoundary.tsx";
+export { SvcProvider, type SvcProviderProps } from "./SvcProvider.tsx";
+export { type SvcContextValue, useSvc } from "./svcContext.ts";
+export { type UseComponentOptions, useComponent } from "./useComponent.ts";
+export { type PropsSchema, validateProps } from "./validateProps.ts";

@@ -1,0 +1,92 @@
+import { type Schema, Validator } from "@cfworker/json-schema";
+import type { PropIssue } from "@svc/runtime";
+
+/** The `props` part of a component's metadata: a JSON Schema for an object. */
+export interface PropsSchema {
+  type?: string;
+  properties?: Record<string, unknown>;
+  required?: string[];
+  $schema?: string;
+  [keyword: string]: unknown;
+}
+
+// @cfworker/json-schema interprets schemas: no code generation, so it runs under a CSP
+// without 'unsafe-eval'.
+const validators = new WeakMap<PropsSchema, Validator>();
+
+/**
+ * Checks props against a component's schema. Returns one issue per failing prop (required
+ * but missing, or a value the schema rejects); an empty list when the props are valid or
+ * the schema constrains nothing.
+ */
+export function validateProps(
+  schema: PropsSchema,
+  props: Readonly<Record<string, unknown>>,
+): PropIssue[] {
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const hasProperties =
+    schema.properties !== undefined && Object.keys(schema.properties).length > 0;
+  if (!hasProperties && required.length === 0) return [];
+
+  // Props are compared as JSON would carry them: undefined means absent; `ref` is React's.
+  const instance: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(props)) {
+    if (value !== undefined && key !== "ref") instance[key] = value;
+  }
+
+  const issues: PropIssue[] = [];
+  for (const prop of required) {
+    if (!Object.hasOwn(instance, prop)) {
+      issues.push({ prop, path: `#/${prop}`, keyword: "required", message: "is required" });
+    }
+  }
+
+  let validator = validators.get(schema);
+  if (validator === undefined) {
+    const { required: _required, ...rest } = schema;
+    validator = new Validator(
+      { ...rest, type: "object" } as Schema,
+      draftOf(schema.$schema),
+      false,
+    );
+    validators.set(schema, validator);
+  }
+  const { errors } = validator.validate(instance);
+  // Keep only the most specific errors: "property x does not match" summaries repeat them.
+  const leaves = errors.filter(
+    (error) =>
+      !errors.some(
+        (other) =>
+          other !== error && other.instanceLocation.startsWith(`${error.instanceLocation}/`),
+      ),
+  );
+  for (const error of leaves) {
+    const segments = error.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean);
+    const decoded = segments.map(decodeSegment);
+    issues.push({
+      prop: decoded[0] ?? "",
+      path: error.instanceLocation,
+      keyword: error.keyword,
+      message: decoded.length > 1 ? `${decoded.slice(1).join("/")}: ${error.error}` : error.error,
+    });
+  }
+  return issues;
+}
+
+function draftOf(uri: string | undefined): "4" | "7" | "2019-09" | "2020-12" {
+  if (uri === undefined) return "2020-12";
+  if (uri.includes("draft-04")) return "4";
+  if (uri.includes("draft-07") || uri.includes("draft-06")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+function decodeSegment(segment: string): string {
+  let text = segment;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    // keep as is
+  }
+  return text.replaceAll("~1", "/").replaceAll("~0", "~");
+}
