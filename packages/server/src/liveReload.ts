@@ -1,0 +1,192 @@
+import { randomUUID } from "node:crypto";
+import { type FSWatcher, watch } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { SvcError } from "./errors.ts";
+import type { Handlers } from "./handlers.ts";
+
+/** One message on the live-reload stream (`GET /api/events`, server-sent events). */
+export type LiveEvent =
+  /** Sent first on every connection; a new `server` id means the server restarted. */
+  | { type: "hello"; server: string }
+  /** A component's bundle or schema changed; `hash` is its new bundle hash. */
+  | { type: "change"; name: string; hash: string }
+  /** A component that was served before no longer bundles (or its schema broke). */
+  | { type: "error"; name: string; error: string; message: string }
+  /** Components were added or removed; `names` is the new listing. */
+  | { type: "list"; names: string[] };
+
+export interface LiveReloadOptions {
+  /** Quiet time after a file-system event before checking, in ms. Default: 30. */
+  debounceMs?: number;
+  /**
+   * Interval of the safety-net check, in ms, which also notices edits to files outside the
+   * watched source roots (shared helpers, packages). Default: 1000; 0 disables it.
+   */
+  pollMs?: number;
+}
+
+export interface LiveReload {
+  /** The handler set to serve through: it remembers which components clients have loaded. */
+  readonly handlers: Handlers;
+  /** Receives every event; returns the unsubscribe function. */
+  subscribe(listener: (event: LiveEvent) => void): () => void;
+  /** Checks now (tests, or after a known change); resolves when the events are out. */
+  check(): Promise<void>;
+  /** Answers `GET …/events` with a server-sent event stream. */
+  serveEvents(req: IncomingMessage, res: ServerResponse): void;
+  close(): void;
+}
+
+/**
+ * Watches every source root and tells subscribers which loaded components changed, with
+ * their new hash. Only components a client has loaded are rebuilt to find out: editing one
+ * file never bundles the whole tree.
+ */
+export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {}): LiveReload {
+  const serverId = randomUUID();
+  const listeners = new Set<(event: LiveEvent) => void>();
+  /** name → the metadata JSON last seen (bundle hash and schema), for loaded components. */
+  const seen = new Map<string, string>();
+  const broken = new Set<string>();
+  let names = inner.registry.list().map((c) => c.name);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const emit = (event: LiveEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+
+  const remember = async (name: string) => {
+    if (seen.has(name)) return;
+    try {
+      seen.set(name, JSON.stringify(await inner.getMetadata(name)));
+    } catch {
+      seen.set(name, ""); // loaded but broken: any later success is a change
+    }
+  };
+
+  const handlers: Handlers = {
+    ...inner,
+    async getBundle(name) {
+      const bundle = await inner.getBundle(name);
+      void remember(name);
+      return bundle;
+    },
+    async getMetadata(name) {
+      const metadata = await inner.getMetadata(name);
+      seen.set(name, JSON.stringify(metadata));
+      return metadata;
+    },
+  };
+
+  async function runCheck(): Promise<void> {
+    inner.registry.refresh();
+    const current = inner.registry.list().map((c) => c.name);
+    if (current.join("\n") !== names.join("\n")) {
+      names = current;
+      emit({ type: "list", names });
+    }
+    for (const [name, before] of seen) {
+      if (!names.includes(name)) {
+        seen.delete(name);
+        continue;
+      }
+      try {
+        const metadata = await inner.getMetadata(name);
+        const after = JSON.stringify(metadata);
+        broken.delete(name);
+        if (after !== before) {
+          seen.set(name, after);
+          emit({ type: "change", name, hash: metadata.hash });
+        }
+      } catch (error) {
+        seen.set(name, "");
+        if (!broken.has(name) || before !== "") {
+          broken.add(name);
+          const kind = error instanceof SvcError ? error.kind : "InternalError";
+          const message = error instanceof Error ? error.message : String(error);
+          emit({ type: "error", name, error: kind, message });
+        }
+      }
+    }
+  }
+
+  function check(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = runCheck()
+      .catch((error: unknown) => inner.logger.error("svc: live reload check failed", error))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          void check();
+        }
+      });
+    return running;
+  }
+
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void check(), options.debounceMs ?? 30);
+  };
+
+  const watchers: FSWatcher[] = [];
+  for (const source of inner.registry.sources) {
+    try {
+      const watcher = watch(source.dir, { recursive: true }, (_event, file) => {
+        if (file && /(^|[/\\])(node_modules|\.[^/\\]*)([/\\]|$)/.test(String(file))) return;
+        schedule();
+      });
+      watcher.on("error", () => watcher.close());
+      watchers.push(watcher);
+    } catch (error) {
+      inner.logger.warn(
+        `cannot watch ${source.dir} (${(error as Error).message}); changes are noticed by polling`,
+      );
+    }
+  }
+  const pollMs = options.pollMs ?? 1000;
+  const poll = pollMs > 0 ? setInterval(() => void check(), pollMs) : undefined;
+  poll?.unref();
+
+  return {
+    handlers,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    check,
+    serveEvents(req, res) {
+      res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      });
+      const send = (event: LiveEvent) => {
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
+      };
+      res.write("retry: 1000\n\n");
+      send({ type: "hello", server: serverId });
+      const unsubscribe = this.subscribe(send);
+      const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+      keepAlive.unref();
+      const end = () => {
+        clearInterval(keepAlive);
+        unsubscribe();
+      };
+      req.on("close", end);
+      res.on("error", end);
+    },
+    close() {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      for (const watcher of watchers) watcher.close();
+      listeners.clear();
+    },
+  };
+}
