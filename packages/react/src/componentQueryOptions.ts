@@ -3,6 +3,9 @@ import { queryOptions } from "@tanstack/react-query";
 import { installReactModules } from "./installReactModules.ts";
 import { getDefaultSvcClient } from "./svcContext.ts";
 
+// Replaced by bundlers; declared per module so no Node types are needed or clashed with.
+declare const process: { env: { NODE_ENV?: string } };
+
 export interface ComponentQueryOptionsInput {
   /** The svc client to load with. Default: the default client (API at `/api`). */
   client?: SvcClient;

@@ -40,4 +40,3 @@ export {
 export { SvcProvider, type SvcProviderProps } from "./SvcProvider.tsx";
 export { type SvcContextValue, useSvc } from "./svcContext.ts";
 export { type UseComponentOptions, useComponent } from "./useComponent.ts";
-export { type PropsSchema, validateProps } from "./validateProps.ts";

@@ -5,6 +5,9 @@ import { componentMetadataQueryOptions, componentQueryOptions } from "./componen
 import { useSvc } from "./svcContext.ts";
 import { type PropsSchema, validateProps } from "./validateProps.ts";
 
+// Replaced by bundlers; declared per module so no Node types are needed or clashed with.
+declare const process: { env: { NODE_ENV?: string } };
+
 export interface UseComponentOptions {
   /** Which export of the bundle to use. Default `"default"`. */
   exportName?: string;

@@ -1,0 +1,243 @@
+/**
+ * The standalone svc loader: one classic script for server-rendered pages.
+ *
+ * ```html
+ * <div data-svc-component="counter" data-svc-props='{"initialValue":3}'></div>
+ * <script src="/svc/loader.js"></script>
+ * ```
+ *
+ * It renders every `[data-svc-component]` container in its own React root, inside Suspense
+ * and an error boundary, and exposes `window.svc = { render, update, load, unmount }`.
+ */
+import * as svcReact from "@svc/react";
+import {
+  type ComponentModule,
+  getModuleRegistry,
+  installModules,
+  type SvcClient,
+} from "@svc/react";
+import { QueryClient } from "@tanstack/react-query";
+import * as goober from "goober";
+import * as React from "react";
+import * as jsxRuntime from "react/jsx-runtime";
+import * as ReactDOM from "react-dom";
+import * as ReactDOMClient from "react-dom/client";
+
+const VERSION = "0.1.0";
+
+export interface SvcLoadOptions {
+  /** API base to load from. Default: the script's `data-svc-api`, else `/api`. */
+  apiBase?: string;
+  /** Content hash to request. */
+  hash?: string;
+}
+
+/** `window.svc`. */
+export interface SvcGlobal {
+  readonly version: string;
+  /**
+   * Renders every `[data-svc-component]` container in `root` (and `root` itself), skipping
+   * those already rendered. Default root: the document. Returns the containers found.
+   */
+  render(root?: ParentNode): Element[];
+  /** Re-renders a container with new props and writes them to its `data-svc-props`. */
+  update(container: Element, props: Record<string, unknown>): void;
+  /** Loads a component's module (shared cache with the rendered containers). */
+  load(name: string, options?: SvcLoadOptions): Promise<ComponentModule>;
+  /** Unmounts a container's React root. */
+  unmount(container: Element): void;
+}
+
+declare global {
+  interface Window {
+    svc?: SvcGlobal;
+  }
+}
+
+// The build also wraps this file in a guard, so a second copy never even evaluates its React;
+// this check keeps the rule when the file is bundled some other way.
+if (window.svc === undefined) window.svc = createLoader();
+
+function createLoader(): SvcGlobal {
+  const script =
+    document.currentScript instanceof HTMLScriptElement ? document.currentScript : null;
+  const manifestUrl =
+    script?.dataset.svcManifest ??
+    document.querySelector<HTMLScriptElement>("script[data-svc-manifest]")?.dataset.svcManifest;
+  const defaultApi = script?.dataset.svcApi ?? "/api";
+
+  const { R, createRoot, S, problem } = resolveModules();
+
+  const clients = new Map<string, { client: SvcClient; queryClient: QueryClient }>();
+  const clientFor = (apiBase: string) => {
+    const key = `${manifestUrl ?? ""}\n${apiBase}`;
+    let entry = clients.get(key);
+    if (entry === undefined) {
+      // One QueryClient per API: the query key is `['component', name]`, without the API.
+      entry = {
+        client: S.createSvcClient({ apiBase, manifestUrl }),
+        queryClient: new QueryClient(),
+      };
+      clients.set(key, entry);
+    }
+    return entry;
+  };
+
+  interface Mounted {
+    root: ReactDOMClient.Root;
+    name: string;
+    client: SvcClient;
+    queryClient: QueryClient;
+    placeholder: string;
+    props: Record<string, unknown> | undefined;
+    propsError: string | undefined;
+  }
+  const mounted = new WeakMap<Element, Mounted>();
+
+  function readProps(container: Element, state: Mounted) {
+    const raw = container.getAttribute("data-svc-props");
+    state.props = undefined;
+    state.propsError = undefined;
+    if (raw === null || raw.trim() === "") {
+      state.props = {};
+      return;
+    }
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new Error("expected a JSON object");
+      }
+      state.props = value as Record<string, unknown>;
+    } catch (error) {
+      state.propsError = (error as Error).message;
+    }
+  }
+
+  function draw(state: Mounted) {
+    const h = R.createElement;
+    let content: React.ReactNode;
+    if (problem !== undefined) {
+      content = h(S.SvcErrorMessage, { error: new Error(problem) });
+    } else if (state.propsError !== undefined) {
+      content = h(S.SvcErrorMessage, {
+        error: new Error(
+          `Invalid data-svc-props for component "${state.name}": ${state.propsError}`,
+        ),
+      });
+    } else {
+      content = h(S.ServerComponent, {
+        name: state.name,
+        props: state.props,
+        // Keep the server-rendered placeholder on screen until the component is ready.
+        fallback: h("div", {
+          "data-svc-loading": "",
+          style: { display: "contents" },
+          dangerouslySetInnerHTML: { __html: state.placeholder },
+        }),
+      });
+    }
+    state.root.render(
+      h(S.SvcProvider, { client: state.client, queryClient: state.queryClient }, content),
+    );
+  }
+
+  function mount(container: Element) {
+    if (mounted.has(container)) return;
+    const name = container.getAttribute("data-svc-component") ?? "";
+    const { client, queryClient } = clientFor(container.getAttribute("data-svc-api") ?? defaultApi);
+    const hash = container.getAttribute("data-svc-hash");
+    if (hash) client.setHash(name, hash);
+    const state: Mounted = {
+      root: createRoot(container),
+      name,
+      client,
+      queryClient,
+      placeholder: container.innerHTML,
+      props: undefined,
+      propsError: undefined,
+    };
+    mounted.set(container, state);
+    readProps(container, state);
+    draw(state);
+  }
+
+  const svc: SvcGlobal = {
+    version: VERSION,
+
+    render(root: ParentNode = document) {
+      const found: Element[] = [];
+      if (root instanceof Element && root.matches("[data-svc-component]")) found.push(root);
+      found.push(...root.querySelectorAll("[data-svc-component]"));
+      for (const container of found) mount(container);
+      return found;
+    },
+
+    update(container, props) {
+      if (!(container instanceof Element)) throw new TypeError("svc.update: not an element");
+      container.setAttribute("data-svc-props", JSON.stringify(props ?? {}));
+      const state = mounted.get(container);
+      if (state === undefined) {
+        mount(container);
+        return;
+      }
+      readProps(container, state);
+      draw(state);
+    },
+
+    load(name, options = {}) {
+      return clientFor(options.apiBase ?? defaultApi).client.load(name, { hash: options.hash });
+    },
+
+    unmount(container) {
+      const state = mounted.get(container);
+      if (state === undefined) return;
+      mounted.delete(container);
+      state.root.unmount();
+    },
+  };
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => svc.render(), { once: true });
+  } else {
+    svc.render();
+  }
+  return svc;
+}
+
+/**
+ * Installs the bundled modules, unless the page already registered a React: then that React
+ * and its `react-dom/client` and `@svc/react` are used, since two Reacts on one page break
+ * hooks. Everything is rendered through the registry's modules, never around them.
+ */
+function resolveModules() {
+  const registry = getModuleRegistry();
+  const foreign = registry.react !== undefined && registry.react !== React;
+  installModules(
+    foreign
+      ? { goober }
+      : {
+          react: React,
+          "react/jsx-runtime": jsxRuntime,
+          "react-dom": ReactDOM,
+          "react-dom/client": ReactDOMClient,
+          "@svc/react": svcReact,
+          goober,
+        },
+  );
+  const R = registry.react as typeof React;
+  if (registry.goober === goober) goober.setup(R.createElement);
+  const client = registry["react-dom/client"] as typeof ReactDOMClient | undefined;
+  const registered = registry["@svc/react"] as typeof svcReact | undefined;
+  let problem: string | undefined;
+  if (foreign && (client === undefined || registered === undefined)) {
+    problem =
+      "svc loader: the page registered its own React in window.__MODULES__ but not " +
+      "react-dom/client and @svc/react; register all three (or none).";
+  }
+  return {
+    R,
+    createRoot: client?.createRoot ?? ReactDOMClient.createRoot,
+    S: registered ?? svcReact,
+    problem,
+  };
+}
