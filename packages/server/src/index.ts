@@ -1,4 +1,14 @@
 export {
+  BuildFailedError,
+  type BuildFailure,
+  type BuildOptions,
+  type BuildResult,
+  BuildSetupError,
+  type BuiltBundle,
+  build,
+  formatBuildReport,
+} from "./build.ts";
+export {
   type BundleOptions,
   type BundleOutput,
   type Bundler,
@@ -15,9 +25,23 @@ export {
   type SourceOptions,
 } from "./componentRegistry.ts";
 export {
+  CONFIG_FILES,
+  type ConfigFlags,
+  createRegistry,
+  defineConfig,
+  loadConfigFile,
+  type ResolveConfigOptions,
+  type ResolvedConfig,
+  resolveConfig,
+  type SourceConfig,
+  type SvcConfig,
+  UsageError,
+} from "./config.ts";
+export {
   DEFAULT_DEV_ORIGIN,
   type DevServer,
   type DevServerOptions,
+  STATIC_PREFIX,
   startDevServer,
 } from "./devServer.ts";
 export {
@@ -43,6 +67,16 @@ export {
 } from "./handlers.ts";
 export { loaderScriptPath } from "./loaderScript.ts";
 export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
+export {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  ManifestError,
+  PrebuiltBundles,
+  parseManifest,
+  readManifest,
+  resolveBuildDir,
+} from "./manifest.ts";
 export { type ComponentMetadata, type ComponentSchema, parseSchema } from "./metadata.ts";
 export { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "./names.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./node.ts";
@@ -54,3 +88,11 @@ export {
   type SvcRequest,
   type SvcResponse,
 } from "./requestHandler.ts";
+export {
+  createStaticFiles,
+  IMMUTABLE_CACHE_CONTROL,
+  MANIFEST_CACHE_CONTROL,
+  type StaticFile,
+  type StaticFiles,
+  type StaticFilesOptions,
+} from "./staticFiles.ts";
