@@ -6,6 +6,7 @@
  *
  * Run with `node build.ts` (Node 24 runs TypeScript directly), or import `buildLoader`.
  */
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
@@ -45,21 +46,35 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     legalComments: "none",
     logLevel: "warning",
   };
-  await Promise.all([
+  const [prod, dev] = await Promise.all([
     esbuild.build({
       ...common,
-      outfile: production,
+      write: false,
       minify: true,
       define: { "process.env.NODE_ENV": '"production"' },
     }),
     esbuild.build({
       ...common,
-      outfile: development,
+      write: false,
       minify: false,
       define: { "process.env.NODE_ENV": '"development"' },
     }),
   ]);
+  await mkdir(outdir, { recursive: true });
+  await Promise.all([writeAtomically(production, prod), writeAtomically(development, dev)]);
   return { production, development };
+}
+
+/**
+ * Writes beside the target and renames: servers (and parallel test runs) that read the file
+ * never see half of it.
+ */
+async function writeAtomically(file: string, result: esbuild.BuildResult<{ write: false }>) {
+  const output = result.outputFiles[0];
+  if (output === undefined) throw new Error(`esbuild produced no output for ${file}`);
+  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(temporary, output.contents);
+  await rename(temporary, file);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

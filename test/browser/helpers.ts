@@ -1,0 +1,196 @@
+/**
+ * Shared parts of the browser tests: real Chromium through playwright-core, a real
+ * `node:http` server mounting the svc API, the loader built from source, component fixtures
+ * written to a temporary directory.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, extname, join, normalize, sep } from "node:path";
+import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
+
+export const CHROMIUM_PATH = process.env.SVC_CHROMIUM ?? "/usr/bin/chromium";
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+let loaderBuild: Promise<BuiltLoader> | undefined;
+
+/** Builds `@svc/loader` from source (once per test process). */
+export function buildLoaderOnce(): Promise<BuiltLoader> {
+  loaderBuild ??= buildLoader();
+  return loaderBuild;
+}
+
+/** Writes `files` (path → contents) below `dir`. */
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, contents] of Object.entries(files)) {
+    const file = join(dir, path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, contents);
+  }
+}
+
+export async function makeTempDir(prefix = "svc-browser-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}
+
+export interface TestPage {
+  body: string;
+  headers?: Record<string, string>;
+  contentType?: string;
+}
+
+export interface TestServerOptions {
+  /** Components for the API mounted at `/api`. Default: no API. */
+  registry?: ComponentRegistry;
+  handlerOptions?: NodeHandlerOptions;
+  /** Directory served at `/static/svc/` (e.g. `svc build` output). */
+  staticDir?: string;
+  /** File served at `/svc/loader.js`. Default: the built production loader. */
+  loaderFile?: string;
+  /** Extra files by URL path, e.g. a test app bundle. */
+  pages?: Record<string, TestPage>;
+}
+
+export interface TestServer {
+  readonly url: string;
+  /** Every request path (with query) the server received, in order. */
+  readonly requests: string[];
+  setPage(path: string, page: TestPage | string): void;
+  /** Requests whose path starts with `prefix` (query included in the match). */
+  requestsTo(prefix: string): string[];
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+};
+
+/** A plain `node:http` server: test pages, the loader, static files, and the svc API. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const requests: string[] = [];
+  const pages = new Map(Object.entries(options.pages ?? {}));
+  const api =
+    options.registry === undefined
+      ? undefined
+      : createNodeHandler(options.registry, { prefix: "/api", ...options.handlerOptions });
+  const loaderFile = options.loaderFile ?? (await buildLoaderOnce()).production;
+
+  const send = (res: ServerResponse, status: number, body: string | Buffer, headers = {}) => {
+    res.writeHead(status, { "cache-control": "no-store", ...headers });
+    res.end(body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/";
+    requests.push(url);
+    const path = url.split("?")[0] ?? "/";
+    const page = pages.get(path);
+    if (page !== undefined) {
+      send(res, 200, page.body, {
+        "content-type": page.contentType ?? TYPES[extname(path)] ?? TYPES[".html"],
+        ...page.headers,
+      });
+      return;
+    }
+    if (path === "/svc/loader.js") {
+      send(res, 200, await readFile(loaderFile), { "content-type": TYPES[".js"] });
+      return;
+    }
+    if (options.staticDir !== undefined && path.startsWith("/static/svc/")) {
+      const root = normalize(options.staticDir);
+      const file = normalize(join(root, decodeURIComponent(path.slice("/static/svc/".length))));
+      if (!file.startsWith(root + sep)) return send(res, 403, "forbidden");
+      try {
+        const body = await readFile(file);
+        // As a CDN would: hashed files are immutable.
+        send(res, 200, body, {
+          "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        });
+      } catch {
+        send(res, 404, "not found", { "content-type": "text/plain" });
+      }
+      return;
+    }
+    if (api !== undefined) {
+      api(req, res, () => send(res, 404, "not found", { "content-type": "text/plain" }));
+      return;
+    }
+    send(res, 404, "not found", { "content-type": "text/plain" });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    setPage(path, page) {
+      pages.set(path, typeof page === "string" ? { body: page } : page);
+    },
+    requestsTo(prefix) {
+      return requests.filter((r) => r.startsWith(prefix));
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A registry over a fresh directory of fixture components. */
+export async function fixtureRegistry(
+  files: Record<string, string>,
+): Promise<{ dir: string; registry: ComponentRegistry }> {
+  const dir = await makeTempDir("svc-components-");
+  await writeFiles(dir, files);
+  return { dir, registry: new ComponentRegistry(dir) };
+}
+
+/** An HTML document; `loader` adds `<script src="/svc/loader.js">` with the given attributes. */
+export function html(body: string, options: { head?: string; loader?: string | false } = {}) {
+  const loader =
+    options.loader === false ? "" : `<script src="/svc/loader.js"${options.loader ?? ""}></script>`;
+  return `<!doctype html><html><head><meta charset="utf-8">${options.head ?? ""}</head><body>${body}${loader}</body></html>`;
+}
+
+/** A widget container as a server would write it (props escaped for the attribute). */
+export function widget(name: string, props: unknown = {}, attributes = ""): string {
+  const json = JSON.stringify(props).replaceAll("&", "&amp;").replaceAll("'", "&#39;");
+  return `<div data-svc-component="${name}" data-svc-props='${json}'${attributes}><span class="placeholder">Loading ${name}…</span></div>`;
+}
+
+/** A fresh page in a fresh context (empty HTTP cache), recording page errors. */
+export async function openPage(
+  browser: Browser,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  return { context, page, errors };
+}
