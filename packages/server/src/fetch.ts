@@ -1,13 +1,14 @@
 import type { ComponentRegistry } from "./componentRegistry.ts";
-import { type HandlerOptions, type Handlers, resolveHandlers } from "./handlers.ts";
+import type { Handlers } from "./handlers.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 import {
-  createRequestHandler,
-  type RequestHandlerOptions,
+  type BridgeOptions,
+  createBridgeHandler,
+  type SvcRequest,
   type SvcResponse,
 } from "./requestHandler.ts";
 
-export interface FetchHandlerOptions extends HandlerOptions, RequestHandlerOptions {
+export interface FetchHandlerOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (the server root). */
   prefix?: string;
 }
@@ -20,20 +21,35 @@ export function createFetchHandler(
   source: ComponentRegistry | Handlers,
   options: FetchHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
-  const handle = createRequestHandler(resolveHandlers(source, options), options);
+  const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
   return async (request) => {
-    const url = new URL(request.url);
-    const below = belowPrefix(url.pathname + url.search, prefix);
+    const below = belowPrefix(pathOf(request.url), prefix);
     if (below === undefined) {
       return Response.json({ error: "NotFound", message: "Not found." }, { status: 404 });
     }
-    const response = await handle({
-      method: request.method,
-      url: below,
-      header: (name) => request.headers.get(name) ?? undefined,
-    });
-    return toWebResponse(response);
+    return toWebResponse(await handle(fromWebRequest(request, below)));
+  };
+}
+
+/**
+ * Path and query of an absolute URL, as written. A `Request`'s URL has been through the
+ * WHATWG URL parser already, which removes dot segments (`/a/../b`, also `%2e%2e`) and
+ * re-encodes some characters, so this is what svc sees from any fetch-based runtime.
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const hash = url.indexOf("#", start);
+  return hash === -1 ? url.slice(start) : url.slice(start, hash);
+}
+
+/** The core's view of a web-standard request whose path below the mount point is `url`. */
+export function fromWebRequest(request: Request, url: string): SvcRequest {
+  return {
+    method: request.method,
+    url,
+    header: (name) => request.headers.get(name) ?? undefined,
   };
 }
 

@@ -81,7 +81,9 @@ export { type ComponentMetadata, type ComponentSchema, parseSchema } from "./met
 export { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "./names.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./node.ts";
 export {
+  type BridgeOptions,
   type CorsOptions,
+  createBridgeHandler,
   createRequestHandler,
   type RequestHandler,
   type RequestHandlerOptions,

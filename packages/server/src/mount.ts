@@ -15,3 +15,25 @@ export function belowPrefix(url: string, prefix: string): string | undefined {
   if (rest.startsWith("?")) return `/${rest}`;
   return undefined;
 }
+
+/**
+ * The part of the raw `url` below the mount point of a framework route `pattern` that ends in
+ * a wildcard (`/api/*`, `/ui/:tenant/*`, `/api/*path`, `/api/{*path}`). The mount is as many
+ * path segments as the pattern has before its wildcard; they are cut from the raw URL, so the
+ * rest keeps its exact (still percent-encoded) form, whatever the router decoded for itself.
+ */
+export function belowPattern(url: string, pattern: string): string {
+  const star = pattern.search(/\/\{?\*/);
+  const mount = star === -1 ? pattern : pattern.slice(0, star);
+  const depth = mount.split("/").filter((segment) => segment !== "").length;
+  let at = 0;
+  for (let i = 0; i < depth; i++) {
+    if (url[at] !== "/") break;
+    const next = url.slice(at + 1).search(/[/?]/);
+    at = next === -1 ? url.length : at + 1 + next;
+  }
+  const rest = url.slice(at);
+  if (rest === "") return "/";
+  if (rest.startsWith("/")) return rest;
+  return `/${rest}`;
+}

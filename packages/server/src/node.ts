@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ComponentRegistry } from "./componentRegistry.ts";
-import { type HandlerOptions, type Handlers, resolveHandlers } from "./handlers.ts";
+import type { Handlers } from "./handlers.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 import {
-  createRequestHandler,
+  type BridgeOptions,
+  createBridgeHandler,
   type RequestHandler,
-  type RequestHandlerOptions,
   type SvcRequest,
   type SvcResponse,
 } from "./requestHandler.ts";
 
-export interface NodeHandlerOptions extends HandlerOptions, RequestHandlerOptions {
+export interface NodeHandlerOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (the server root). */
   prefix?: string;
 }
@@ -29,7 +29,7 @@ export function createNodeHandler(
   source: ComponentRegistry | Handlers,
   options: NodeHandlerOptions = {},
 ): NodeHandler {
-  const handle = createRequestHandler(resolveHandlers(source, options), options);
+  const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
   return (req, res, next) => {
     const url = belowPrefix(req.url ?? "/", prefix);

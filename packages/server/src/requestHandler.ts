@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { ComponentRegistry } from "./componentRegistry.ts";
 import { InvalidComponentNameError, SvcError, toErrorResponse } from "./errors.ts";
-import type { Handlers } from "./handlers.ts";
+import { type HandlerOptions, type Handlers, resolveHandlers } from "./handlers.ts";
+import { loaderScriptPath } from "./loaderScript.ts";
 import { MAX_NAME_LENGTH } from "./names.ts";
 
 /** A request as the core sees it; every transport builds one. */
@@ -27,7 +30,15 @@ export interface CorsOptions {
 export interface RequestHandlerOptions {
   /** Cross-origin access to the API. Default: none (same-origin only). */
   cors?: CorsOptions;
+  /**
+   * File served at `<mount>/loader.js` (read once, then kept in memory). Default: the
+   * standalone script of `@svc/loader` ({@link loaderScriptPath}).
+   */
+  loaderScript?: string;
 }
+
+/** What every framework bridge accepts: the handler-set options plus the HTTP ones. */
+export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {}
 
 export type RequestHandler = (request: SvcRequest) => Promise<SvcResponse>;
 
@@ -35,21 +46,59 @@ const JS_TYPE = "application/javascript; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
+type Route =
+  | { kind: "list" }
+  | { kind: "bundle"; name: string }
+  | { kind: "metadata"; name: string }
+  | { kind: "loader" }
+  | { kind: "static"; path: string }
+  | { kind: "unknown-bundle-path" };
+
 /**
- * Routes the three GET endpoints to the handler set and decides every status and header.
- * Paths are relative to wherever the transport mounts it (`/bundles`, `/bundles/x.js`, …).
+ * The one place a path below the mount point is mapped to an endpoint (names and paths still
+ * percent-encoded). Everything below the mount belongs to svc: other paths answer 404
+ * `NotFound` from every transport alike.
+ */
+function routeOf(path: string): Route | undefined {
+  if (path === "/bundles" || path === "/bundles/") return { kind: "list" };
+  if (path.startsWith("/bundles/")) {
+    const rest = path.slice("/bundles/".length);
+    if (rest.endsWith("/metadata")) return { kind: "metadata", name: rest.slice(0, -9) };
+    if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
+    return { kind: "unknown-bundle-path" };
+  }
+  if (path === "/loader.js") return { kind: "loader" };
+  if (path.startsWith("/static/")) return { kind: "static", path: path.slice("/static/".length) };
+  return undefined;
+}
+
+/**
+ * A request handler for a bridge: builds the handler set once (unless given one) and the
+ * request handler once; the bridge then only translates requests and responses.
+ */
+export function createBridgeHandler(
+  source: ComponentRegistry | Handlers,
+  options: BridgeOptions = {},
+): RequestHandler {
+  return createRequestHandler(resolveHandlers(source, options), options);
+}
+
+/**
+ * Routes the GET endpoints to the handler set and decides every status and header. Paths
+ * are relative to wherever the transport mounts it (`/bundles`, `/bundles/x.js`, …).
  */
 export function createRequestHandler(
   handlers: Handlers,
   options: RequestHandlerOptions = {},
 ): RequestHandler {
   const allowed = new Set(options.cors?.origins ?? []);
+  const loader = createLoaderFile(options.loaderScript ?? loaderScriptPath);
 
   return async function handle(request) {
     const corsHeaders = corsFor(allowed, request.header("origin"));
     let response: SvcResponse;
     try {
-      response = await route(handlers, request, corsHeaders);
+      response = await respond(handlers, loader, request, corsHeaders);
     } catch (error) {
       const { status, body } = toErrorResponse(error);
       if (!(error instanceof SvcError)) handlers.logger.error("svc: unexpected error", error);
@@ -61,8 +110,9 @@ export function createRequestHandler(
   };
 }
 
-async function route(
+async function respond(
   handlers: Handlers,
+  loader: () => Promise<LoadedFile>,
   request: SvcRequest,
   corsHeaders: Record<string, string>,
 ): Promise<SvcResponse> {
@@ -92,31 +142,115 @@ async function route(
     );
   }
 
-  if (path === "/bundles" || path === "/bundles/") {
-    const list = await handlers.listBundles();
-    return conditional(request, json(200, list, { "cache-control": "no-cache" }));
-  }
-  if (path.startsWith("/bundles/")) {
-    const rest = path.slice("/bundles/".length);
-    if (rest.endsWith("/metadata")) {
-      const name = decodeName(rest.slice(0, -"/metadata".length));
-      const metadata = await handlers.getMetadata(name);
+  const route = routeOf(path);
+  switch (route?.kind) {
+    case "list": {
+      const list = await handlers.listBundles();
+      return conditional(request, json(200, list, { "cache-control": "no-cache" }));
+    }
+    case "metadata": {
+      const metadata = await handlers.getMetadata(decodeName(route.name));
       return conditional(request, json(200, metadata, { "cache-control": "no-cache" }));
     }
-    if (rest.endsWith(".js")) {
-      const bundle = await handlers.getBundle(decodeName(rest.slice(0, -".js".length)));
+    case "bundle": {
+      const bundle = await handlers.getBundle(decodeName(route.name));
       return conditional(request, {
         status: 200,
-        headers: {
-          "content-type": JS_TYPE,
-          "cache-control": IMMUTABLE,
-          etag: `"${bundle.hash}"`,
-        },
+        headers: { "content-type": JS_TYPE, "cache-control": IMMUTABLE, etag: `"${bundle.hash}"` },
         body: bundle.code,
       });
     }
+    case "loader": {
+      const file = await loader();
+      return conditional(request, {
+        status: 200,
+        headers: { "content-type": JS_TYPE, "cache-control": "no-cache", etag: file.etag },
+        body: file.body,
+      });
+    }
+    case "static": {
+      const relative = decodeStaticPath(route.path);
+      const file = relative === undefined ? undefined : await handlers.getStaticFile?.(relative);
+      if (file === undefined)
+        throw new SvcError("NotFound", `No static file at ${truncate(path)}.`);
+      return conditional(request, {
+        status: 200,
+        headers: {
+          "content-type": file.contentType,
+          "cache-control": file.cacheControl,
+          etag: file.etag,
+        },
+        body: file.body,
+      });
+    }
+    default:
+      throw new SvcError("NotFound", `No svc endpoint at ${truncate(path)}.`);
   }
-  return json(404, { error: "NotFound", message: `No svc endpoint at ${truncate(path)}.` });
+}
+
+interface LoadedFile {
+  body: Uint8Array;
+  etag: string;
+}
+
+/**
+ * The loader script, read on first use and kept (it only changes when svc is upgraded). A
+ * failed read is not kept, so building `@svc/loader` later needs no restart.
+ */
+function createLoaderFile(path: string | undefined): () => Promise<LoadedFile> {
+  let loaded: Promise<LoadedFile> | undefined;
+  async function read(): Promise<LoadedFile> {
+    if (path === undefined) throw new LoaderMissingError();
+    let body: Uint8Array;
+    try {
+      body = new Uint8Array(await readFile(path));
+    } catch (error) {
+      throw new LoaderMissingError({ cause: error });
+    }
+    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
+    return { body, etag };
+  }
+  return () => {
+    loaded ??= read().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    return loaded;
+  };
+}
+
+class LoaderMissingError extends SvcError {
+  constructor(options?: ErrorOptions) {
+    super(
+      "NotFound",
+      "The svc loader script is not available: install @svc/loader and build it (npm run build).",
+      undefined,
+      options,
+    );
+  }
+}
+
+/**
+ * The decoded path below `/static/`, or undefined for anything that could leave the build
+ * directory or is not a plain relative path: empty, `.` or `..` segments (also encoded),
+ * backslashes, encoded slashes, NUL bytes, undecodable escapes.
+ */
+function decodeStaticPath(raw: string): string | undefined {
+  if (raw === "" || raw.length > 1024) return undefined;
+  const segments: string[] = [];
+  for (const encoded of raw.split("/")) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(encoded);
+    } catch {
+      return undefined;
+    }
+    if (segment === "" || segment === "." || segment === ".." || /[/\\\0]/.test(segment)) {
+      return undefined;
+    }
+    segments.push(segment);
+  }
+  return segments.join("/");
 }
 
 /** Percent-decodes a name taken from the path; anything undecodable is an invalid name. */
