@@ -1,0 +1,142 @@
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  fixtureRegistry,
+  launchBrowser,
+  openPage,
+  removeDir,
+  startTestServer,
+  type TestServer,
+} from "./helpers.ts";
+
+const COMPONENTS = {
+  // Loads another component at run time: the nested case.
+  "card/index.tsx": `import { useComponent } from "@svc/react";
+import { Suspense } from "react";
+function Badge() {
+  const Inner = useComponent<{ label: string }>("badge");
+  return <Inner label="nested badge" />;
+}
+export default function Card({ title }: { title: string }) {
+  return <div className="card"><h3>{title}</h3><Suspense fallback="…"><Badge /></Suspense></div>;
+}
+`,
+  "badge/index.tsx": `export default function Badge({ label }: { label: string }) {
+  return <span className="badge">{label}</span>;
+}
+`,
+  "typed/index.tsx": `export default function Typed({ count, label = "x" }: { count: number; label?: string }) {
+  return <output className="typed">{label}{count * 2}</output>;
+}
+`,
+  "typed/schema.json": JSON.stringify({
+    title: "Typed",
+    type: "object",
+    properties: { count: { type: "number" }, label: { type: "string" } },
+    required: ["count"],
+  }),
+};
+
+async function buildApp(mode: "development" | "production"): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [fileURLToPath(new URL("./fixtures/app.tsx", import.meta.url))],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    jsx: "automatic",
+    conditions: ["source"],
+    define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]?.text ?? "";
+}
+
+const page = (script: string) =>
+  `<!doctype html><html><body><div id="root"></div><script type="module" src="${script}"></script></body></html>`;
+
+function poll<T>(fn: () => T | Promise<T>) {
+  return expect.poll(fn, { timeout: 20_000 });
+}
+
+describe("a React app with SvcProvider and useComponent", () => {
+  let browser: Browser;
+  let server: TestServer;
+  let dir: string | undefined;
+
+  beforeAll(async () => {
+    const [launched, fixtures, dev, prod] = await Promise.all([
+      launchBrowser(),
+      fixtureRegistry(COMPONENTS),
+      buildApp("development"),
+      buildApp("production"),
+    ]);
+    browser = launched;
+    dir = fixtures.dir;
+    server = await startTestServer({
+      registry: fixtures.registry,
+      pages: {
+        "/app.dev.js": { body: dev },
+        "/app.prod.js": { body: prod },
+        "/dev.html": { body: page("/app.dev.js") },
+        "/prod.html": { body: page("/app.prod.js") },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await removeDir(dir);
+  });
+
+  it("renders server components and a nested one, with one fetch per bundle", async () => {
+    const { context, page: tab, errors } = await openPage(browser);
+    const before = server.requests.length;
+    await tab.goto(`${server.url}/dev.html`);
+    await poll(() => tab.locator("#hook .card h3").textContent()).toBe("from the hook");
+    await poll(() => tab.locator("#hook .badge").textContent()).toBe("nested badge");
+    await poll(() => tab.locator("#server .card h3").textContent()).toBe("from ServerComponent");
+    await poll(() => tab.locator("#server .badge").textContent()).toBe("nested badge");
+    await poll(() => tab.locator("#valid .typed").textContent()).toBe("x6");
+    await poll(() => tab.locator("#missing [role=alert]").textContent()).toMatch(
+      /Component "nowhere" not found/,
+    );
+    const report = await tab.evaluate(() => (window as unknown as { report: unknown }).report);
+    expect(report).toMatchObject({ prefetched: true });
+    const bundles = server.requests.slice(before).filter((r) => /^\/api\/bundles\/\w+\.js/.test(r));
+    expect(bundles.sort()).toEqual([
+      "/api/bundles/badge.js",
+      "/api/bundles/card.js",
+      "/api/bundles/nowhere.js",
+      "/api/bundles/typed.js",
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("raises SchemaValidationError listing each failing prop, in development only", async () => {
+    const { context, page: dev } = await openPage(browser);
+    await dev.goto(`${server.url}/dev.html`);
+    await poll(() => dev.locator("#invalid [role=alert]").textContent()).toMatch(
+      /Invalid props for component "typed": count: .*number.*; label: .*string/,
+    );
+    const report = (await dev.evaluate(
+      () => (window as unknown as { report: { errors: unknown[] } }).report,
+    )) as { errors: { name: string; issues?: { prop: string }[] }[] };
+    const validation = report.errors.find((e) => e.name === "SchemaValidationError");
+    expect(validation).toMatchObject({ kind: "SchemaValidation", isSvcError: true });
+    expect(validation?.issues?.map((issue) => issue.prop)).toEqual(["count", "label"]);
+
+    // The production build skips validation (and never asks for metadata).
+    const prod = await context.newPage();
+    const before = server.requests.length;
+    await prod.goto(`${server.url}/prod.html`);
+    await poll(() => prod.locator("#invalid .typed").count()).toBe(1);
+    expect(server.requests.slice(before).some((r) => r.includes("/metadata"))).toBe(false);
+    await context.close();
+  });
+});
