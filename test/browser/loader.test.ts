@@ -14,6 +14,7 @@ import {
   startTestServer,
   type TestServer,
   widget,
+  writeFiles,
 } from "./helpers.ts";
 
 const COMPONENTS = {
@@ -38,6 +39,10 @@ export default function StyledBox() {
   "portal/index.tsx": `import { createPortal } from "react-dom";
 export default function Portal({ id = "p" }: { id?: string }) {
   return <span className="portal-host">{createPortal(<span className="portal" data-id={id}>in portal</span>, document.body)}</span>;
+}
+`,
+  "editable/index.tsx": `export default function Editable() {
+  return <p className="editable">version one</p>;
 }
 `,
   "thrower/index.tsx": `export { default } from "./Thrower";\n`,
@@ -207,6 +212,22 @@ describe("loader (API mode)", () => {
     expect(found).toBe(2);
     await poll(() => page.locator("#later .clicker").textContent()).toBe("clicked 0");
     expect(await page.locator("#w .hello").textContent()).toBe("Hello, second!");
+  });
+
+  it("window.svc.reload fetches a changed component again; the others keep their state", async () => {
+    const { page } = await open("/reload.html", html(widget("editable") + widget("clicker")));
+    await poll(() => page.locator(".editable").textContent()).toBe("version one");
+    await page.locator(".clicker").click();
+    await poll(() => page.locator(".clicker").textContent()).toBe("clicked 1");
+    await writeFiles(dir as string, {
+      "editable/index.tsx": `export default function Editable() {
+  return <p className="editable">version two, edited</p>;
+}
+`,
+    });
+    await page.evaluate(() => window.svc?.reload("editable"));
+    await poll(() => page.locator(".editable").textContent()).toBe("version two, edited");
+    expect(await page.locator(".clicker").textContent()).toBe("clicked 1");
   });
 
   it("changes nothing when the script runs twice: one React, hooks still work", async () => {

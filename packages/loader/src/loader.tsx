@@ -46,6 +46,11 @@ export interface SvcGlobal {
   load(name: string, options?: SvcLoadOptions): Promise<ComponentModule>;
   /** Unmounts a container's React root. */
   unmount(container: Element): void;
+  /**
+   * Fetches a component again (its source changed) and re-renders it wherever it is shown;
+   * other components keep their state. `hash`: its new content hash, when known.
+   */
+  reload(name: string, options?: { hash?: string }): Promise<void>;
 }
 
 declare global {
@@ -186,6 +191,14 @@ function createLoader(): SvcGlobal {
 
     load(name, options = {}) {
       return clientFor(options.apiBase ?? defaultApi).client.load(name, { hash: options.hash });
+    },
+
+    async reload(name, options = {}) {
+      await Promise.all(
+        [...clients.values()].map((entry) =>
+          S.reloadComponent(name, { ...entry, hash: options.hash }),
+        ),
+      );
     },
 
     unmount(container) {

@@ -30,6 +30,7 @@ export {
   componentQueryOptions,
 } from "./componentQueryOptions.ts";
 export { installReactModules } from "./installReactModules.ts";
+export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
 export { ServerComponent, type ServerComponentProps } from "./ServerComponent.tsx";
 export {
   type ErrorFallback,
