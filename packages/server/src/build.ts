@@ -8,11 +8,12 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
-import { brotliCompress, gzip, constants as zlib } from "node:zlib";
+import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
 import * as esbuild from "esbuild";
 import { createEsbuildOptions, finishOutput } from "./bundler.ts";
 import type { Component, ComponentRegistry } from "./componentRegistry.ts";
@@ -20,7 +21,6 @@ import { compareCodePoints } from "./componentRegistry.ts";
 import { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
 import { fileSafeName } from "./names.ts";
 
-const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 export interface BuildOptions {
@@ -209,55 +209,62 @@ function toFailures(
   });
 }
 
-/** Writes every bundle (and its compressed siblings) into `dir/bundles`, a few at a time. */
+/**
+ * Writes every bundle (and its compressed siblings) into `dir/bundles`. Small files are
+ * written and gzipped synchronously — on the thread pool each would cost more in hand-offs
+ * than the work itself — yielding to the event loop now and then; only brotli, slow and
+ * CPU-bound, runs on the pool, a few files at a time.
+ */
 async function writeBundles(
   dir: string,
   finished: readonly FinishedBundle[],
   compress: boolean,
   progress: (message: string) => void,
 ): Promise<BuiltBundle[]> {
-  const bundles: BuiltBundle[] = new Array(finished.length);
-  let next = 0;
-  let done = 0;
   // Count in tenths on big builds; small ones finish before a count would be read.
   const step = finished.length >= 50 ? Math.ceil(finished.length / 10) : finished.length;
   progress(`writing ${finished.length} bundle${finished.length === 1 ? "" : "s"}…`);
-  async function worker(): Promise<void> {
-    while (next < finished.length) {
-      const index = next++;
-      const { name, code, hash } = finished[index] as FinishedBundle;
-      const file = `bundles/${fileSafeName(name)}.${hash}.js`;
-      const gzipped = normalizeGzipHeader(
-        await gzipAsync(code, { level: zlib.Z_BEST_COMPRESSION }),
-      );
-      const writes = [writeFile(join(dir, file), code)];
-      if (compress) {
+  const bundles: BuiltBundle[] = [];
+  for (const [index, { name, code, hash }] of finished.entries()) {
+    const file = `bundles/${fileSafeName(name)}.${hash}.js`;
+    const gzipped = normalizeGzipHeader(gzipSync(code, { level: zlib.Z_BEST_COMPRESSION }));
+    writeFileSync(join(dir, file), code);
+    if (compress) writeFileSync(join(dir, `${file}.gz`), gzipped);
+    bundles.push({
+      name,
+      file,
+      hash,
+      integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
+      size: code.byteLength,
+      gzipSize: gzipped.byteLength,
+    });
+    const done = index + 1;
+    if (done % step === 0 && done < finished.length) {
+      progress(`writing bundles ${done}/${finished.length}…`);
+    }
+    if (done % 32 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (compress) {
+    progress(
+      `compressing ${finished.length} bundle${finished.length === 1 ? "" : "s"} with brotli…`,
+    );
+    let next = 0;
+    const worker = async () => {
+      while (next < bundles.length) {
+        const { file, size } = bundles[next] as BuiltBundle;
+        const { code } = finished[next++] as FinishedBundle;
         const brotli = await brotliAsync(code, {
           params: {
             [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
             [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: code.byteLength,
+            [zlib.BROTLI_PARAM_SIZE_HINT]: size,
           },
         });
-        writes.push(writeFile(join(dir, `${file}.gz`), gzipped));
-        writes.push(writeFile(join(dir, `${file}.br`), brotli));
+        await writeFile(join(dir, `${file}.br`), brotli);
       }
-      await Promise.all(writes);
-      bundles[index] = {
-        name,
-        file,
-        hash,
-        integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
-        size: code.byteLength,
-        gzipSize: gzipped.byteLength,
-      };
-      done++;
-      if (done % step === 0 && done < finished.length) {
-        progress(`writing bundles ${done}/${finished.length}…`);
-      }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(4, bundles.length) }, worker));
   }
-  await Promise.all(Array.from({ length: Math.min(8, finished.length) }, worker));
   return bundles;
 }
 
