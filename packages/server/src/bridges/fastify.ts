@@ -1,0 +1,44 @@
+// biome-ignore-all lint/style/noRestrictedImports: a bridge is where framework code belongs.
+import type { FastifyPluginAsync } from "fastify";
+import type { ComponentRegistry } from "../componentRegistry.ts";
+import type { Handlers } from "../handlers.ts";
+import { belowPattern } from "../mount.ts";
+import { toSvcRequest } from "../node.ts";
+import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
+import { importPeer } from "./peer.ts";
+
+await importPeer("fastify", "@svc/server/fastify", "fastify");
+
+export interface SvcPluginOptions extends BridgeOptions {
+  /** The components to serve; or pass a ready handler set as `handlers`. */
+  registry?: ComponentRegistry;
+  handlers?: Handlers;
+}
+
+/**
+ * The svc endpoints as a Fastify 5 plugin. It is encapsulated (no `fastify-plugin`), so
+ * `prefix` works. It routes `<prefix>/*` to svc; the app's own routes below the same prefix
+ * still win, as Fastify prefers static and parametric routes over a wildcard.
+ *
+ * ```ts
+ * app.register(svcPlugin, { prefix: "/api", registry });
+ * ```
+ */
+export const svcPlugin: FastifyPluginAsync<SvcPluginOptions> = async (app, options) => {
+  const source = options.handlers ?? options.registry;
+  if (source === undefined) {
+    throw new TypeError("svcPlugin needs a `registry` (or `handlers`) option");
+  }
+  const handle = createBridgeHandler(source, options);
+  const prefix = app.prefix;
+  app.all("/*", async (request, reply) => {
+    const url = belowPattern(request.raw.url ?? "/", prefix);
+    const { status, headers, body } = await handle(toSvcRequest(request.raw, url));
+    reply.code(status).headers(headers);
+    return reply.send(
+      body === null || typeof body === "string"
+        ? (body ?? undefined)
+        : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    );
+  });
+};

@@ -1,0 +1,46 @@
+// biome-ignore-all lint/style/noRestrictedImports: a bridge is where framework code belongs.
+import type { Middleware } from "koa";
+import type { ComponentRegistry } from "../componentRegistry.ts";
+import type { Handlers } from "../handlers.ts";
+import { belowPrefix, resolvePrefix } from "../mount.ts";
+import { toSvcRequest } from "../node.ts";
+import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
+import { importPeer } from "./peer.ts";
+
+await importPeer("koa", "@svc/server/koa", "koa");
+
+export interface KoaMiddlewareOptions extends BridgeOptions {
+  /** Where the endpoints are mounted, e.g. "/api". Default: "" (wherever the app is). */
+  prefix?: string;
+}
+
+/**
+ * The svc endpoints as Koa middleware (Koa 2.15+ and 3). Requests outside `prefix` go on to
+ * the next middleware; everything below it is svc's.
+ *
+ * ```ts
+ * app.use(createMiddleware(registry, { prefix: "/api" }));
+ * ```
+ */
+export function createMiddleware(
+  source: ComponentRegistry | Handlers,
+  options: KoaMiddlewareOptions = {},
+): Middleware {
+  const handle = createBridgeHandler(source, options);
+  const prefix = resolvePrefix(options.prefix);
+  return async function svc(ctx, next) {
+    const url = belowPrefix(ctx.url, prefix);
+    if (url === undefined) return next();
+    const response = await handle(toSvcRequest(ctx.req, url));
+    ctx.status = response.status;
+    ctx.set(response.headers);
+    // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
+    const { body } = response;
+    if (body !== null) {
+      ctx.body =
+        typeof body === "string"
+          ? body
+          : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    }
+  };
+}
