@@ -1,0 +1,170 @@
+/**
+ * The one table of request → expected response cases every transport must answer alike.
+ * Paths are raw (sent byte for byte, no URL normalisation) and relative to the mount prefix.
+ */
+
+import type { Fixture } from "./fixture.ts";
+import type { ErrorKind } from "./svc.ts";
+
+/** Which server a case runs against (see `suite.ts` for the options of each). */
+export type Config = "dev" | "prebuilt" | "static";
+
+export interface Expected {
+  status: number;
+  /** A JSON error body `{ error, message, name? }` of this kind. */
+  error?: ErrorKind;
+  /** The `name` field of the error body. */
+  name?: string;
+  /** Exact header values; `null` means the header must be absent. */
+  contentType?: string | null;
+  cacheControl?: string | null;
+  /** An exact ETag, or "present". */
+  etag?: string | "present" | null;
+  /** The exact JSON body, or a subset of its fields (objects). */
+  json?: unknown;
+  jsonSubset?: Record<string, unknown>;
+  /** The exact body bytes. */
+  body?: Buffer;
+  bodyIncludes?: string;
+  bodyExcludes?: string;
+}
+
+export interface Case {
+  title: string;
+  config?: Config;
+  method?: "GET" | "HEAD" | "POST" | "OPTIONS";
+  path: string;
+  headers?: Record<string, string>;
+  /** First GET the path, then send it again with `If-None-Match: <its ETag>`. */
+  revalidate?: boolean;
+  expect: Expected;
+}
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+export const JS_TYPE = "application/javascript; charset=utf-8";
+export const IMMUTABLE = "public, max-age=31536000, immutable";
+export const CORS_ORIGIN = "http://app.example";
+
+/**
+ * The malformed names of the foundation issue. `raw` is the name as written into the path;
+ * `encoded` percent-encodes every character of `raw`. A NUL byte cannot be written raw in an
+ * HTTP request line (servers reject the request before any framework sees it), so its raw
+ * form is `%00`, the encoding a client must use; `%2500` is that text encoded once more.
+ */
+export const MALFORMED_NAMES: readonly { label: string; raw: string }[] = [
+  { label: "..", raw: ".." },
+  { label: "a..b", raw: "a..b" },
+  { label: ".a", raw: ".a" },
+  { label: "a/b", raw: "a/b" },
+  { label: "%2e%2e", raw: "%2e%2e" },
+  { label: "a:b:c", raw: "a:b:c" },
+  { label: "1000 characters", raw: "a".repeat(1000) },
+  { label: "a NUL byte", raw: "%00" },
+];
+
+export function encodeAll(text: string): string {
+  return [...Buffer.from(text)]
+    .map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`)
+    .join("");
+}
+
+/**
+ * Whether a WHATWG URL parser (every fetch-based runtime, `new Request`) would remove a
+ * segment of this path: `.`/`..`, also written `%2e`.
+ */
+export function hasDotSegment(path: string): boolean {
+  const pathname = path.split("?")[0] ?? "";
+  return pathname.split("/").some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+}
+
+const jsonOk = { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", etag: "present" };
+
+function error(status: number, kind: ErrorKind, name?: string): Expected {
+  return { status, error: kind, name, contentType: JSON_TYPE, cacheControl: "no-store" };
+}
+
+export function conformanceCases(fx: Fixture): Case[] {
+  const names = ["broken", "greeting", "plain", "ui:card", "widgets.chart"].map((name) => ({
+    name,
+  }));
+  const greeting = fx.prebuilt.greeting;
+  const card = fx.prebuilt["ui:card"];
+  // biome-ignore format: one case per line, so the table reads as a table
+  const cases: Case[] = [
+    // Listing
+    { title: "lists the components, sorted", path: "/bundles", expect: { ...jsonOk, json: names } },
+    { title: "lists with a trailing slash", path: "/bundles/", expect: { ...jsonOk, json: names } },
+    { title: "answers 304 to a listing it already sent", path: "/bundles", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+
+    // Bundles, built live
+    { title: "bundles a component", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: "Hello, " } },
+    { title: "ignores the cache-busting query", path: "/bundles/greeting.js?abc123", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: "Hello, " } },
+    { title: "bundles a prefixed name (raw colon)", path: "/bundles/ui:card.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "card" } },
+    { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "card" } },
+    { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "svg" } },
+    { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: IMMUTABLE, etag: "present" } },
+    { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: Buffer.alloc(0) } },
+
+    // Metadata
+    { title: "gives metadata from schema.json", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", description: "Says hello.", version: "1.0.0" } } },
+    { title: "gives minimal metadata without schema.json", path: "/bundles/plain/metadata", expect: { ...jsonOk, jsonSubset: { name: "plain", title: "plain", description: "", properties: {} } } },
+    { title: "gives metadata of a prefixed name", path: "/bundles/ui:card/metadata", expect: { ...jsonOk, jsonSubset: { name: "ui:card" } } },
+    { title: "answers 304 to metadata the client has", path: "/bundles/greeting/metadata", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+
+    // Errors
+    { title: "404 ComponentNotFound for an unknown bundle", path: "/bundles/missing.js", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "404 ComponentNotFound for unknown metadata", path: "/bundles/missing/metadata", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "500 BundleError naming file, line and column", path: "/bundles/broken.js", expect: { ...error(500, "BundleError", "broken"), bodyIncludes: "Impl.tsx:2:" } },
+    { title: "500 BundleError for metadata of a component that does not bundle", path: "/bundles/broken/metadata", expect: error(500, "BundleError", "broken") },
+    { title: "404 NotFound for a path that is no endpoint", path: "/nothing-here", expect: error(404, "NotFound") },
+    { title: "404 NotFound for a bundle path without .js", path: "/bundles/greeting", expect: error(404, "NotFound") },
+    { title: "405 MethodNotAllowed for POST", method: "POST", path: "/bundles", expect: { status: 405, error: "MethodNotAllowed", contentType: JSON_TYPE } },
+
+    // CORS (the dev server is configured to allow CORS_ORIGIN)
+    { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },
+    { title: "answers a CORS preflight", method: "OPTIONS", path: "/bundles/greeting.js", headers: { origin: CORS_ORIGIN, "access-control-request-method": "GET" }, expect: { status: 204 } },
+
+    // The loader script
+    { title: "serves the loader script", path: "/loader.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderCode } },
+    { title: "answers 304 to a loader script the client has", path: "/loader.js?v=1", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+
+    // No build directory: nothing static
+    { title: "404 NotFound for static files without a build directory", path: "/static/manifest.json", expect: error(404, "NotFound") },
+
+    // Pre-built bundles from a build directory, live fallback
+    { config: "prebuilt", title: "serves a pre-built bundle from the manifest", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${greeting.hash}"`, body: greeting.code } },
+    { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
+    { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
+    { config: "prebuilt", title: "gives the manifest's hash in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", hash: greeting.hash } } },
+    { config: "prebuilt", title: "serves manifest.json as a static file", path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", etag: "present", jsonSubset: { greeting: { file: greeting.file, hash: greeting.hash } } } },
+    { config: "prebuilt", title: "serves a hashed bundle file", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: greeting.code } },
+    { config: "prebuilt", title: "serves a file-safe named bundle file", path: `/static/${card.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: card.code } },
+    { config: "prebuilt", title: "answers 304 to a static file the client has", path: `/static/${greeting.file}`, revalidate: true, expect: { status: 304, contentType: null, cacheControl: IMMUTABLE, etag: "present" } },
+    { config: "prebuilt", title: "404 NotFound for a static file that does not exist", path: "/static/bundles/nope.js", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with ..", path: "/static/../manifest.json", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with %2e%2e", path: "/static/%2e%2e/build/manifest.json", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with an encoded slash", path: "/static/bundles%2F..%2Fmanifest.json", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with an encoded backslash", path: "/static/bundles%5C..%5Cmanifest.json", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with a NUL byte", path: "/static/manifest.json%00", expect: error(404, "NotFound") },
+
+    // Static mode
+    { config: "static", title: "404 StaticMode for a bundle in static mode", path: "/bundles/greeting.js", expect: error(404, "StaticMode", "greeting") },
+    { config: "static", title: "still gives metadata (with the manifest hash) in static mode", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", hash: greeting.hash } } },
+    { config: "static", title: "still serves static files in static mode", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: greeting.code } },
+    { config: "static", title: "422 before 404 StaticMode for a malformed name", path: "/bundles/a..b.js", expect: error(422, "InvalidComponentName") },
+  ];
+
+  for (const { label, raw } of MALFORMED_NAMES) {
+    for (const [form, text] of [
+      ["raw", raw],
+      ["percent-encoded", encodeAll(raw)],
+    ] as const) {
+      // biome-ignore format: one case per line
+      cases.push(
+        { title: `422 InvalidComponentName for bundle of ${label} (${form})`, path: `/bundles/${text}.js`, expect: error(422, "InvalidComponentName") },
+        { title: `422 InvalidComponentName for metadata of ${label} (${form})`, path: `/bundles/${text}/metadata`, expect: error(422, "InvalidComponentName") },
+      );
+    }
+  }
+  return cases;
+}

@@ -1,0 +1,18 @@
+import { createMiddleware } from "../../../packages/server/src/bridges/koa.ts";
+import { type Driver, listenNode } from "./driver.ts";
+
+type Koa = typeof import("koa");
+
+/** `app.use(createMiddleware(…, { prefix }))` on the Koa installed as `pkg` ("koa", "koa2"). */
+export function koaDriver(pkg: "koa" | "koa2"): Driver {
+  return {
+    name: `koa (${pkg})`,
+    normalisesDotSegments: false,
+    async start({ source, options, prefix }) {
+      const Koa = ((await import(pkg)) as { default: Koa }).default;
+      const app = new Koa();
+      app.use(createMiddleware(source, { ...options, prefix }));
+      return listenNode(app.callback());
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { fetchDriver } from "./drivers/fetch.ts";
+import { conformance } from "./suite.ts";
+
+conformance(fetchDriver);

@@ -1,0 +1,111 @@
+/**
+ * The components, loader script and build directory every conformance run serves, written
+ * once per test file into a temp dir (removed after the file's tests).
+ */
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
+import { ComponentRegistry, contentHash, fileSafeName, silentLogger } from "./svc.ts";
+
+export interface Prebuilt {
+  file: string;
+  hash: string;
+  code: Buffer;
+}
+
+export interface Fixture {
+  /** Components without prefix: greeting, plain, broken, widgets.chart. */
+  appDir: string;
+  /** Components registered with the prefix "ui": ui:card. */
+  uiDir: string;
+  loaderScript: string;
+  loaderCode: Buffer;
+  /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
+  buildDir: string;
+  prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
+  /** A fresh registry over both sources. */
+  registry(): ComponentRegistry;
+}
+
+const COMPONENTS: Record<string, string> = {
+  "greeting/index.tsx": 'export { default } from "./Greeting";\n',
+  "greeting/Greeting.tsx":
+    'import { useState } from "react";\nexport default function Greeting({ who = "world" }: { who?: string }) {\n  const [n] = useState(0);\n  return <p>Hello, {who} {n}</p>;\n}\n',
+  "greeting/schema.json": JSON.stringify({
+    title: "Greeting",
+    description: "Says hello.",
+    version: "1.0.0",
+    type: "object",
+    properties: { who: { type: "string", default: "world" } },
+    required: [],
+  }),
+  "plain/index.ts": 'export default function Plain() {\n  return "plain";\n}\n',
+  "broken/index.tsx": 'export { default } from "./Impl";\n',
+  "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+  "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
+};
+
+const UI_COMPONENTS: Record<string, string> = {
+  "card/index.tsx": "export default function Card() {\n  return <div>card</div>;\n}\n",
+};
+
+const PREBUILT: Record<"greeting" | "ui:card", string> = {
+  greeting: 'export default function Greeting() { return "prebuilt greeting"; }\n',
+  "ui:card": 'export default function Card() { return "prebuilt card"; }\n',
+};
+
+export function createFixture(): Fixture {
+  const root = mkdtempSync(join(tmpdir(), "svc-conformance-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const appDir = join(root, "components");
+  const uiDir = join(root, "ui-components");
+  writeTree(appDir, COMPONENTS);
+  writeTree(uiDir, UI_COMPONENTS);
+
+  const loaderScript = join(root, "loader.js");
+  const loaderCode = Buffer.from("/* svc loader (fixture) */\nwindow.svcLoaded = true;\n");
+  writeFileSync(loaderScript, loaderCode);
+
+  const buildDir = join(root, "build");
+  const prebuilt = {} as Record<"greeting" | "ui:card", Prebuilt>;
+  for (const [name, text] of Object.entries(PREBUILT) as ["greeting" | "ui:card", string][]) {
+    const code = Buffer.from(text);
+    const hash = contentHash(code);
+    const file = `bundles/${fileSafeName(name)}.${hash}.js`;
+    prebuilt[name] = { file, hash, code };
+  }
+  writeTree(buildDir, {
+    "manifest.json": JSON.stringify(
+      Object.fromEntries(
+        Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+      ),
+    ),
+    ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),
+  });
+
+  return {
+    appDir,
+    uiDir,
+    loaderScript,
+    loaderCode,
+    buildDir,
+    prebuilt,
+    registry() {
+      const registry = new ComponentRegistry(appDir, { logger: silentLogger });
+      registry.addSource(uiDir, { prefix: "ui" });
+      return registry;
+    },
+  };
+}
+
+/** Writes files with times in the past, so first builds are cached at once (not "racy"). */
+function writeTree(dir: string, files: Record<string, string>): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const [path, content] of Object.entries(files)) {
+    const file = join(dir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+    utimesSync(file, past, past);
+  }
+}

@@ -1,0 +1,4 @@
+import { honoDriver } from "./drivers/hono.ts";
+import { conformance } from "./suite.ts";
+
+conformance(honoDriver);
