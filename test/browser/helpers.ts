@@ -171,10 +171,17 @@ export async function fixtureRegistry(
   return { dir, registry: new ComponentRegistry(dir) };
 }
 
-/** An HTML document; `loader` adds `<script src="/svc/loader.js">` with the given attributes. */
-export function html(body: string, options: { head?: string; loader?: string | false } = {}) {
+/**
+ * An HTML document that ends with the loader script: `loaderSrc` (default `/svc/loader.js`)
+ * with the attributes in `loader`; `loader: false` leaves the script out.
+ */
+export function html(
+  body: string,
+  options: { head?: string; loader?: string | false; loaderSrc?: string } = {},
+) {
+  const src = options.loaderSrc ?? "/svc/loader.js";
   const loader =
-    options.loader === false ? "" : `<script src="/svc/loader.js"${options.loader ?? ""}></script>`;
+    options.loader === false ? "" : `<script src="${src}"${options.loader ?? ""}></script>`;
   return `<!doctype html><html><head><meta charset="utf-8">${options.head ?? ""}</head><body>${body}${loader}</body></html>`;
 }
 

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
 import { rewriteImports } from "@svc/runtime";
@@ -45,6 +46,15 @@ export default function Portal({ id = "p" }: { id?: string }) {
   return <p className="editable">version one</p>;
 }
 `,
+  "typed/index.tsx": `export default function Typed({ count }: { count: number }) {
+  return <output className="typed">{count}</output>;
+}
+`,
+  "typed/schema.json": JSON.stringify({
+    type: "object",
+    properties: { count: { type: "integer" } },
+    required: ["count"],
+  }),
   "thrower/index.tsx": `export { default } from "./Thrower";\n`,
   // The throw sits on line 6, column 11 (1-based) of Thrower.tsx.
   "thrower/Thrower.tsx": `export interface ThrowerProps {
@@ -228,6 +238,20 @@ describe("loader (API mode)", () => {
     await page.evaluate(() => window.svc?.reload("editable"));
     await poll(() => page.locator(".editable").textContent()).toBe("version two, edited");
     expect(await page.locator(".clicker").textContent()).toBe("clicked 1");
+  });
+
+  it("loader.dev.js validates props against schema.json; loader.js does not", async () => {
+    const { development } = await buildLoaderOnce();
+    server.setPage("/svc/loader.dev.js", { body: await readFile(development, "utf8") });
+    const body = widget("typed", { count: "three" }) + widget("typed", { count: 3 });
+    const dev = await open("/dev-loader.html", html(body, { loaderSrc: "/svc/loader.dev.js" }));
+    await poll(() => dev.page.locator("[role=alert]").textContent()).toMatch(
+      /Invalid props for component "typed": count: .*integer/,
+    );
+    await poll(() => dev.page.locator(".typed").textContent()).toBe("3");
+    const prod = await open("/prod-loader.html", html(body));
+    await poll(() => prod.page.locator(".typed").count()).toBe(2);
+    expect(await prod.page.locator("[role=alert]").count()).toBe(0);
   });
 
   it("changes nothing when the script runs twice: one React, hooks still work", async () => {
