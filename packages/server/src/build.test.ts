@@ -1,13 +1,17 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -256,6 +260,20 @@ describe("build", () => {
     const nested = join(outputPath(), "a", "b");
     await build({ registry: registryOf(writeTree(tree)), outDir: nested });
     expect(existsSync(join(nested, "manifest.json"))).toBe(true);
+  });
+
+  it("replaces a symlinked output where it really is, keeping the link and the permissions", async () => {
+    const dir = writeTree(tree);
+    const real = outputPath();
+    await build({ registry: registryOf(dir), outDir: real });
+    chmodSync(real, 0o750);
+    const link = join(dirname(real), "link");
+    symlinkSync(real, link);
+    writeTree(typicalComponent("card", "Changed"), dir);
+    const { manifest } = await build({ registry: registryOf(dir), outDir: link });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readManifestOf(real)).toEqual(manifest);
+    expect(statSync(real).mode & 0o777).toBe(0o750);
   });
 
   it("refuses to build nothing, naming the sources", async () => {
