@@ -5,6 +5,8 @@ import { rewriteImports } from "@svc/runtime";
 import { type DevServer, startDevServer } from "@svc/server";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+// For its `window.svc` declaration.
+import type {} from "../../packages/loader/src/loader.tsx";
 import {
   buildLoaderOnce,
   fixtureRegistry,
@@ -288,7 +290,7 @@ describe("loader (API mode)", () => {
   it("keeps source maps working: a component's error points at component://<name>/<file>", async () => {
     const { page } = await open("/stack.html", html(""));
     const cdp = await page.context().newCDPSession(page);
-    const scripts: { url: string; sourceMapURL: string }[] = [];
+    const scripts: { url: string; sourceMapURL?: string }[] = [];
     cdp.on("Debugger.scriptParsed", (event) => scripts.push(event));
     await cdp.send("Debugger.enable");
 
