@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ComponentRegistry } from "./componentRegistry.ts";
-import { createHandlers, type HandlerOptions, type Handlers, type StaticFile } from "./handlers.ts";
+import { createHandlers, type HandlerOptions, type Handlers } from "./handlers.ts";
 import { loaderScriptPath } from "./loaderScript.ts";
 import { consoleLogger, type Logger } from "./logger.ts";
 import { belowPrefix } from "./mount.ts";
@@ -66,7 +66,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (below !== undefined) {
       void answerNode(api, req, res, below);
     } else if (url.startsWith(STATIC_PREFIX)) {
-      void serveStatic(handlers, req, res, url.slice(STATIC_PREFIX.length));
+      // The core's `/static/` route: the same headers, 304s and errors as every bridge.
+      void answerNode(api, req, res, `/static/${url.slice(STATIC_PREFIX.length)}`);
     } else if (url === "/svc/loader.js" || url.startsWith("/svc/loader.js?")) {
       void serveLoader(req, res);
     } else if (url === "/" || url.startsWith("/?")) {
@@ -137,68 +138,6 @@ async function serveLoader(req: IncomingMessage, res: ServerResponse): Promise<v
       "The loader script has not been built: run `npm run build`.",
     );
   }
-}
-
-/** A file of the build directory, with its caching headers and `304` on a matching ETag. */
-async function serveStatic(
-  handlers: Handlers,
-  req: IncomingMessage,
-  res: ServerResponse,
-  rawPath: string,
-): Promise<void> {
-  const notFound = () =>
-    sendText(
-      res,
-      404,
-      "application/json; charset=utf-8",
-      JSON.stringify({
-        error: "NotFound",
-        message: `No build file at ${STATIC_PREFIX}${rawPath.slice(0, 80)}.`,
-      }),
-    );
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405, { allow: "GET, HEAD" });
-    res.end();
-    return;
-  }
-  const q = rawPath.indexOf("?");
-  let path: string;
-  try {
-    path = decodeURIComponent(q === -1 ? rawPath : rawPath.slice(0, q));
-  } catch {
-    notFound();
-    return;
-  }
-  let file: StaticFile | undefined;
-  try {
-    file = await handlers.getStaticFile?.(path);
-  } catch (error) {
-    handlers.logger.error(`svc: cannot read ${STATIC_PREFIX}${path}`, error);
-    sendText(
-      res,
-      500,
-      "application/json; charset=utf-8",
-      JSON.stringify({ error: "InternalError", message: "Internal server error." }),
-    );
-    return;
-  }
-  if (file === undefined) {
-    notFound();
-    return;
-  }
-  const headers = { "cache-control": file.cacheControl, etag: file.etag };
-  const match = req.headers["if-none-match"];
-  if (match?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === file.etag)) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
-  res.writeHead(200, {
-    ...headers,
-    "content-type": file.contentType,
-    "content-length": file.body.byteLength,
-  });
-  res.end(req.method === "HEAD" ? undefined : file.body);
 }
 
 function sendText(res: ServerResponse, status: number, type: string, body: string): void {
