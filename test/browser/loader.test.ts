@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 // For its `window.svc` declaration.
 import type {} from "../../packages/loader/src/loader.tsx";
+import { renderWidget } from "../../packages/server/src/widget.ts";
 import {
   buildLoaderOnce,
   fixtureRegistry,
@@ -189,6 +190,18 @@ describe("loader (API mode)", () => {
     await poll(() => page.locator("body > .portal").count()).toBe(5);
     const bundleRequests = requestsSince().filter((r) => r.startsWith("/api/bundles/"));
     expect(bundleRequests.sort()).toEqual(names.map((n) => `/api/bundles/${n}.js`).sort());
+  });
+
+  it("renders renderWidget's output, with hostile props shown as inert text", async () => {
+    const hostile = `</script><script>window.pwned = 1</script>"' onmouseover="window.pwned = 2`;
+    const { page, errors } = await open(
+      "/widget.html",
+      html(renderWidget("hello", { name: hostile }, { hash: "0123456789ab" })),
+    );
+    await poll(() => page.locator(".hello").textContent()).toBe(`Hello, ${hostile}!`);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.locator("script").count()).toBe(1);
+    expect(errors).toEqual([]);
   });
 
   it("sends data-svc-hash as the cache-busting query", async () => {
