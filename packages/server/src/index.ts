@@ -65,6 +65,12 @@ export {
   type HandlerOptions,
   type Handlers,
 } from "./handlers.ts";
+export {
+  createLiveReload,
+  type LiveEvent,
+  type LiveReload,
+  type LiveReloadOptions,
+} from "./liveReload.ts";
 export { loaderScriptPath } from "./loaderScript.ts";
 export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
 export {
@@ -98,3 +104,4 @@ export {
   type StaticFiles,
   type StaticFilesOptions,
 } from "./staticFiles.ts";
+export { escapeHtml, renderWidget, type WidgetOptions } from "./widget.ts";
