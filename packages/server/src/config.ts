@@ -247,6 +247,11 @@ export async function loadConfigFile(file: string): Promise<SvcConfig> {
     try {
       module = (await import(pathToFileURL(file).href)) as { default?: unknown };
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION") {
+        throw new UsageError(
+          `cannot load ${file}: this Node.js (${process.version}) does not run TypeScript — use Node 22.18 or newer, or write the config as svc.config.mjs or .json`,
+        );
+      }
       throw new UsageError(`cannot load ${file}: ${firstLine(error)}`);
     }
     value = module.default;
