@@ -251,6 +251,30 @@ describe("build", () => {
     expect(siblings(outDir)).toEqual([]);
   });
 
+  it.each([
+    [
+      "a web-app manifest.json",
+      { "manifest.json": '{"name":"Shop","icons":[{"src":"icon.png"}]}', "icon.png": "png" },
+      /holds a manifest\.json that is not an svc manifest \(manifest\.json: entry "name" must be an object/,
+    ],
+    [
+      "files svc build does not write",
+      { "manifest.json": "{}", "bundles/x.js": "", "robots.txt": "User-agent: *" },
+      /holds files svc build does not write \(robots\.txt\), so it was left untouched/,
+    ],
+  ])("refuses a directory with %s and leaves it untouched", async (_, files, message) => {
+    const outDir = outputPath();
+    mkdirSync(outDir);
+    writeTree(files, outDir);
+    const before = snapshot(outDir);
+    const error = await build({ registry: registryOf(writeTree(tree)), outDir }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BuildSetupError);
+    expect((error as Error).message).toMatch(message);
+    expect(snapshot(outDir)).toEqual(before);
+  });
+
   it("replaces an empty directory, and creates missing parents", async () => {
     const empty = outputPath();
     mkdirSync(empty);

@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -18,7 +19,7 @@ import * as esbuild from "esbuild";
 import { createEsbuildOptions, finishOutput } from "./bundler.ts";
 import type { Component, ComponentRegistry } from "./componentRegistry.ts";
 import { compareCodePoints } from "./componentRegistry.ts";
-import { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
+import { MANIFEST_FILE, type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts";
 import { fileSafeName } from "./names.ts";
 
 const brotliAsync = promisify(brotliCompress);
@@ -287,18 +288,36 @@ function resolveOutDir(outDir: string): string {
   }
 }
 
-/** Refuses to replace anything that is not (or may not be) a previous build. */
+/**
+ * Refuses to replace anything that is not certainly a previous build: a directory may be
+ * replaced when it is empty, or when it holds nothing but `bundles/` and a `manifest.json`
+ * that parses as an svc manifest (a web-app `manifest.json` in `public/` does not).
+ */
 function checkOutDir(outDir: string): void {
   const stat = statSync(outDir, { throwIfNoEntry: false });
   if (stat === undefined) return;
+  const fix = "so it was left untouched — pass --output with a new or empty directory";
   if (!stat.isDirectory()) {
-    throw new BuildSetupError(`${outDir} is not a directory — pass --output with a directory`);
+    throw new BuildSetupError(`${outDir} is not a directory, ${fix}`);
   }
-  if (existsSync(join(outDir, MANIFEST_FILE))) return;
-  if (readdirSync(outDir).length > 0) {
+  const entries = readdirSync(outDir);
+  if (entries.length === 0) return;
+  if (!entries.includes(MANIFEST_FILE)) {
     throw new BuildSetupError(
       `${outDir} is not empty and holds no ${MANIFEST_FILE}, so it is not a previous svc build and was left untouched — pass --output with a new or empty directory`,
     );
+  }
+  try {
+    parseManifest(readFileSync(join(outDir, MANIFEST_FILE), "utf8"), MANIFEST_FILE);
+  } catch (error) {
+    throw new BuildSetupError(
+      `${outDir} holds a ${MANIFEST_FILE} that is not an svc manifest (${(error as Error).message}), ${fix}`,
+    );
+  }
+  const foreign = entries.filter((name) => name !== MANIFEST_FILE && name !== "bundles");
+  if (foreign.length > 0) {
+    const shown = foreign.slice(0, 3).join(", ") + (foreign.length > 3 ? ", …" : "");
+    throw new BuildSetupError(`${outDir} holds files svc build does not write (${shown}), ${fix}`);
   }
 }
 
