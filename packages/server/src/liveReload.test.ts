@@ -78,6 +78,26 @@ describe("createLiveReload", () => {
     expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
   });
 
+  it("tracks a component broken on its first request: its error carries locations, its fix is announced", async () => {
+    const t = setup();
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");
+    await expect(t.live.handlers.getBundle("card")).rejects.toThrow(/label\.ts:1:/);
+    const first = await t.next((e) => e.type === "error");
+    expect(first).toMatchObject({
+      name: "card",
+      error: "BundleError",
+      locations: [{ file: "label.ts", line: 1, lineText: "export const label = (s: string) => ;" }],
+    });
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ) ;\n");
+    // A different mistake is a new message; the same one is not repeated.
+    const second = await t.next((e) => e.type === "error" && e !== first);
+    expect(second).toMatchObject({ name: "card", message: expect.stringMatching(/"\)"/) });
+    await t.live.check();
+    expect(t.events.filter((e) => e.type === "error")).toHaveLength(2);
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => s;\n");
+    expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
+  });
+
   it("announces the new listing when components are added or removed", async () => {
     const t = setup();
     writeTree({ "fresh/index.tsx": "export default () => null;\n" }, t.dir);

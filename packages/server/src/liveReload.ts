@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type FSWatcher, watch } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SvcError } from "./errors.ts";
+import { BundleError, type BundleErrorLocation, InvalidSchemaError, SvcError } from "./errors.ts";
 import type { Handlers } from "./handlers.ts";
 
 /** One message on the live-reload stream (`GET /api/events`, server-sent events). */
@@ -10,10 +10,27 @@ export type LiveEvent =
   | { type: "hello"; server: string }
   /** A component's bundle or schema changed; `hash` is its new bundle hash. */
   | { type: "change"; name: string; hash: string }
-  /** A component that was served before no longer bundles (or its schema broke). */
-  | { type: "error"; name: string; error: string; message: string }
+  /**
+   * A component a client asked for does not bundle (or its schema is broken). Sent when it
+   * breaks, when its message changes, and to each new connection while it stays broken.
+   */
+  | LiveErrorEvent
   /** Components were added or removed; `names` is the new listing. */
   | { type: "list"; names: string[] };
+
+/** The `error` event. */
+export interface LiveErrorEvent {
+  type: "error";
+  name: string;
+  /** The error kind, e.g. `BundleError`. */
+  error: string;
+  message: string;
+  /**
+   * For a `BundleError`: esbuild's positions (file relative to the component, 1-based line,
+   * 0-based column, the source line as `lineText`), so a client can show a code frame.
+   */
+  locations?: BundleErrorLocation[];
+}
 
 export interface LiveReloadOptions {
   /** Quiet time after a file-system event before checking, in ms. Default: 30. */
@@ -47,7 +64,8 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
   const listeners = new Set<(event: LiveEvent) => void>();
   /** name → the metadata JSON last seen (bundle hash and schema), for loaded components. */
   const seen = new Map<string, string>();
-  const broken = new Set<string>();
+  /** name → the last error event, for loaded components that do not bundle now. */
+  const broken = new Map<string, LiveErrorEvent>();
   let names = inner.registry.list().map((c) => c.name);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -66,17 +84,37 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
     }
   };
 
+  /** A component broken on its first request is tracked too, so that its fix is announced. */
+  const failed = (name: string, error: unknown) => {
+    if (seen.has(name)) return;
+    if (!(error instanceof BundleError || error instanceof InvalidSchemaError)) return;
+    seen.set(name, "");
+    const event = errorEvent(name, error);
+    broken.set(name, event);
+    emit(event);
+  };
+
   const handlers: Handlers = {
     ...inner,
     async getBundle(name) {
-      const bundle = await inner.getBundle(name);
-      void remember(name);
-      return bundle;
+      try {
+        const bundle = await inner.getBundle(name);
+        void remember(name);
+        return bundle;
+      } catch (error) {
+        failed(name, error);
+        throw error;
+      }
     },
     async getMetadata(name) {
-      const metadata = await inner.getMetadata(name);
-      seen.set(name, JSON.stringify(metadata));
-      return metadata;
+      try {
+        const metadata = await inner.getMetadata(name);
+        seen.set(name, JSON.stringify(metadata));
+        return metadata;
+      } catch (error) {
+        failed(name, error);
+        throw error;
+      }
     },
   };
 
@@ -90,6 +128,7 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
     for (const [name, before] of seen) {
       if (!names.includes(name)) {
         seen.delete(name);
+        broken.delete(name);
         continue;
       }
       try {
@@ -102,11 +141,10 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
         }
       } catch (error) {
         seen.set(name, "");
-        if (!broken.has(name) || before !== "") {
-          broken.add(name);
-          const kind = error instanceof SvcError ? error.kind : "InternalError";
-          const message = error instanceof Error ? error.message : String(error);
-          emit({ type: "error", name, error: kind, message });
+        const event = errorEvent(name, error);
+        if (before !== "" || broken.get(name)?.message !== event.message) {
+          broken.set(name, event);
+          emit(event);
         }
       }
     }
@@ -172,6 +210,8 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
       };
       res.write("retry: 1000\n\n");
       send({ type: "hello", server: serverId });
+      // A page opened (or reconnected) while a component is broken learns it at once.
+      for (const event of broken.values()) send(event);
       const unsubscribe = this.subscribe(send);
       const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
       keepAlive.unref();
@@ -189,4 +229,14 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
       listeners.clear();
     },
   };
+}
+
+function errorEvent(name: string, error: unknown): LiveErrorEvent {
+  const kind = error instanceof SvcError ? error.kind : "InternalError";
+  const message = error instanceof Error ? error.message : String(error);
+  const event: LiveErrorEvent = { type: "error", name, error: kind, message };
+  if (error instanceof BundleError) {
+    event.locations = error.errors.filter((location) => location.file !== undefined);
+  }
+  return event;
 }
