@@ -13,7 +13,7 @@ describe("errors", () => {
     const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
     const section = readme.slice(readme.indexOf("**Errors**"));
     const documented = Object.fromEntries(
-      [...section.matchAll(/^\| `(\w+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]),
+      [...section.matchAll(/^\| `(\w+)` +\| (\d{3}) +\|/gm)].map((m) => [m[1], Number(m[2])]),
     );
     expect(documented).toEqual(STATUS_BY_KIND);
   });
