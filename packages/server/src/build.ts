@@ -15,8 +15,8 @@ import { writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
-import * as esbuild from "esbuild";
-import { createEsbuildOptions, finishOutput } from "./bundler.ts";
+import type * as esbuild from "esbuild";
+import { createEsbuildOptions, finishOutput, runEsbuild } from "./bundler.ts";
 import type { Component, ComponentRegistry } from "./componentRegistry.ts";
 import { compareCodePoints } from "./componentRegistry.ts";
 import { MANIFEST_FILE, type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts";
@@ -167,7 +167,7 @@ async function bundleAll(
   const outdir = esbuildOptions.outdir as string;
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
-    result = await esbuild.build(esbuildOptions);
+    result = await runEsbuild(esbuildOptions);
   } catch (error) {
     const messages = (error as esbuild.BuildFailure).errors;
     if (!Array.isArray(messages) || messages.length === 0) throw error;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -122,5 +123,28 @@ describe("esbuildBundler", () => {
     expect(error).toBeInstanceOf(BundleError);
     expect((error as BundleError).message).toMatch(/^Could not bundle "broken": Impl\.tsx:2:\d+: /);
     expect((error as BundleError).message).not.toContain(dir);
+  });
+});
+
+describe("runEsbuild", () => {
+  it("restarts esbuild's service after it died, so the next bundle succeeds", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    await esbuildBundler.bundle(component(dir, "card")); // the service is running
+    const children = execFileSync("pgrep", ["-f", "-P", String(process.pid), "--", "--service"])
+      .toString()
+      .trim()
+      .split("\n")
+      .filter(Boolean);
+    expect(children.length).toBeGreaterThan(0);
+    for (const pid of children) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // let the exit be noticed
+    const { code } = await esbuildBundler.bundle(component(dir, "card"));
+    expect(Buffer.from(code).toString("utf8")).toContain("toUpperCase");
   });
 });

@@ -145,6 +145,31 @@ export function toBundleErrorLocations(
   });
 }
 
+/**
+ * `esbuild.build`, restarting esbuild's service when it has died (killed, out of memory):
+ * once its child process is gone every call fails until the service is stopped and started
+ * again, so one dead service would otherwise fail every later request.
+ */
+export async function runEsbuild<T extends esbuild.BuildOptions>(
+  options: esbuild.SameShape<esbuild.BuildOptions, T>,
+): Promise<esbuild.BuildResult<T>> {
+  try {
+    return await esbuild.build(options);
+  } catch (error) {
+    if (!isDeadService(error)) throw error;
+    await esbuild.stop();
+    return await esbuild.build(options);
+  }
+}
+
+function isDeadService(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return (
+    message.includes("The service is no longer running") ||
+    message.includes("The service was stopped")
+  );
+}
+
 /** The default bundler: esbuild's JavaScript API, in-process (one long-lived service). */
 export const esbuildBundler: Bundler = {
   async bundle(component, options = {}) {
@@ -152,7 +177,7 @@ export const esbuildBundler: Bundler = {
     const workingDir = buildOptions.absWorkingDir as string;
     let result: esbuild.BuildResult<{ write: false; metafile: true }>;
     try {
-      result = await esbuild.build(buildOptions);
+      result = await runEsbuild(buildOptions);
     } catch (error) {
       const failure = error as esbuild.BuildFailure;
       if (Array.isArray(failure.errors) && failure.errors.length > 0) {
