@@ -23,9 +23,18 @@ export function belowPrefix(url: string, prefix: string): string | undefined {
  * rest keeps its exact (still percent-encoded) form, whatever the router decoded for itself.
  */
 export function belowPattern(url: string, pattern: string): string {
+  return belowDepth(url, mountDepth(pattern));
+}
+
+/** How many path segments a route pattern has before its wildcard (all, without one). */
+export function mountDepth(pattern: string): number {
   const star = pattern.search(/\/\{?\*/);
   const mount = star === -1 ? pattern : pattern.slice(0, star);
-  const depth = mount.split("/").filter((segment) => segment !== "").length;
+  return mount.split("/").filter((segment) => segment !== "").length;
+}
+
+/** `url` without its first `depth` path segments (always starting with "/"). */
+export function belowDepth(url: string, depth: number): string {
   let at = 0;
   for (let i = 0; i < depth; i++) {
     if (url[at] !== "/") break;

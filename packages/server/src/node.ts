@@ -77,3 +77,8 @@ export function writeNodeResponse(res: ServerResponse, response: SvcResponse): v
   res.writeHead(response.status, response.headers);
   res.end(body ?? undefined);
 }
+
+/** A body as a Node `Buffer` (a view, no copy), for frameworks that only take Buffers as bytes. */
+export function toBuffer(body: Uint8Array): Buffer {
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import type { Handlers } from "../handlers.ts";
-import { belowPattern } from "../mount.ts";
-import { toSvcRequest } from "../node.ts";
+import { belowDepth, mountDepth } from "../mount.ts";
+import { toBuffer, toSvcRequest } from "../node.ts";
 import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
 import { importPeer } from "./peer.ts";
 
@@ -30,15 +30,13 @@ export const svcPlugin: FastifyPluginAsync<SvcPluginOptions> = async (app, optio
     throw new TypeError("svcPlugin needs a `registry` (or `handlers`) option");
   }
   const handle = createBridgeHandler(source, options);
-  const prefix = app.prefix;
+  const depth = mountDepth(app.prefix);
   app.all("/*", async (request, reply) => {
-    const url = belowPattern(request.raw.url ?? "/", prefix);
+    const url = belowDepth(request.raw.url ?? "/", depth);
     const { status, headers, body } = await handle(toSvcRequest(request.raw, url));
     reply.code(status).headers(headers);
     return reply.send(
-      body === null || typeof body === "string"
-        ? (body ?? undefined)
-        : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+      body === null || typeof body === "string" ? (body ?? undefined) : toBuffer(body),
     );
   });
 };

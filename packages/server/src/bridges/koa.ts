@@ -3,7 +3,7 @@ import type { Middleware } from "koa";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import type { Handlers } from "../handlers.ts";
 import { belowPrefix, resolvePrefix } from "../mount.ts";
-import { toSvcRequest } from "../node.ts";
+import { toBuffer, toSvcRequest } from "../node.ts";
 import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
 import { importPeer } from "./peer.ts";
 
@@ -37,10 +37,7 @@ export function createMiddleware(
     // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
     const { body } = response;
     if (body !== null) {
-      ctx.body =
-        typeof body === "string"
-          ? body
-          : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      ctx.body = typeof body === "string" ? body : toBuffer(body);
     }
   };
 }
