@@ -1,0 +1,2 @@
+export type { ProductProps } from "./Product";
+export { default } from "./Product";
