@@ -232,6 +232,24 @@ export function describeStoreExample(mode: Mode): void {
       expect(problems).toEqual([]);
     });
 
+    it("live preview: shows the endpoint's errors as text, never as HTML", async () => {
+      const { page, problems } = open();
+      await page.goto(url("/admin/product/1/edit"));
+      await page.getByTestId("preview-list").waitFor();
+      const hostile = '<img src=x onerror="window.__pwned = true">';
+      await page.route("**/admin/product/1/preview", (route) =>
+        route.fulfill({ json: { success: false, errors: { name: [hostile] } } }),
+      );
+      await page.locator("#name").fill("anything");
+      const errors = page.getByTestId("preview-errors");
+      await errors.waitFor({ state: "visible" });
+      expect(await errors.textContent()).toBe(`Name: ${hostile}`);
+      expect(await errors.locator("img").count()).toBe(0);
+      expect(await page.evaluate(() => "__pwned" in window)).toBe(false);
+      await page.unrouteAll();
+      expect(problems).toEqual([]);
+    });
+
     it("create page: the live preview works, uploaded image included", async () => {
       const { page, problems } = open();
       await page.goto(url("/admin/product/new"));
