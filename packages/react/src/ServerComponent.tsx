@@ -1,10 +1,12 @@
 import { QueryErrorResetBoundary } from "@tanstack/react-query";
 import { type ReactNode, Suspense } from "react";
+import { useComponentRevision } from "./componentRevision.ts";
 import {
   type ErrorFallback,
   SvcErrorBoundary,
   type SvcErrorBoundaryProps,
 } from "./SvcErrorBoundary.tsx";
+import { useSvc } from "./svcContext.ts";
 import { useComponent } from "./useComponent.ts";
 
 export interface ServerComponentProps<P extends object = Record<string, unknown>> {
@@ -23,7 +25,8 @@ export interface ServerComponentProps<P extends object = Record<string, unknown>
 
 /**
  * Renders a component served by svc, with its own Suspense and error boundary: a failure
- * shows inside this element only. Changing `name` or `props` after a failure tries again.
+ * shows inside this element only. Changing `name` or `props` after a failure tries again, and
+ * so does a new version of the component (`reloadComponent`, live reload).
  */
 export function ServerComponent<P extends object = Record<string, unknown>>({
   name,
@@ -33,6 +36,7 @@ export function ServerComponent<P extends object = Record<string, unknown>>({
   errorFallback,
   onError,
 }: ServerComponentProps<P>): ReactNode {
+  const revision = useComponentRevision(useSvc().queryClient, name);
   return (
     <QueryErrorResetBoundary>
       {({ reset }) => (
@@ -41,7 +45,7 @@ export function ServerComponent<P extends object = Record<string, unknown>>({
           fallback={errorFallback}
           onError={onError}
           onReset={reset}
-          resetKeys={[name, exportName, props]}
+          resetKeys={[name, exportName, props, revision]}
         >
           <Suspense fallback={fallback}>
             <Loaded name={name} exportName={exportName} props={props ?? ({} as P)} />

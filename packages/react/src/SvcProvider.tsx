@@ -1,6 +1,7 @@
 import { createSvcClient, type SvcClient } from "@svc/runtime";
 import { QueryClient, QueryClientContext } from "@tanstack/react-query";
-import { type ReactNode, useContext, useMemo, useState } from "react";
+import { type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { connectLive, type LiveOptions } from "./connectLive.ts";
 import { installReactModules } from "./installReactModules.ts";
 import { SvcContext, type SvcContextValue } from "./svcContext.ts";
 
@@ -27,6 +28,12 @@ export interface SvcProviderProps {
    * `react/jsx-runtime` and `@svc/react` are installed anyway. Modules already present stay.
    */
   modules?: Readonly<Record<string, object>>;
+  /**
+   * Live reload (development, with `svc serve`): `true` or options. Subscribes to
+   * `{apiBase}/events`; a changed component is fetched again and re-rendered in place, the
+   * others keep their state. Default: off.
+   */
+  live?: boolean | LiveOptions;
   children?: ReactNode;
 }
 
@@ -38,6 +45,7 @@ export function SvcProvider({
   queryClient,
   client,
   modules,
+  live,
   children,
 }: SvcProviderProps): ReactNode {
   const ambient = useContext(QueryClientContext);
@@ -56,5 +64,25 @@ export function SvcProvider({
     () => ({ client: svcClient, queryClient: resolvedQueryClient }),
     [svcClient, resolvedQueryClient],
   );
+  useLive(live, value);
   return <SvcContext.Provider value={value}>{children}</SvcContext.Provider>;
+}
+
+/** One live-reload connection while `live` is on; callbacks may change without reconnecting. */
+function useLive(live: SvcProviderProps["live"], { client, queryClient }: SvcContextValue) {
+  const options = typeof live === "object" ? live : {};
+  const callbacks = useRef(options);
+  callbacks.current = options;
+  const enabled = live !== undefined && live !== false;
+  const url = options.url;
+  useEffect(() => {
+    if (!enabled) return;
+    return connectLive({
+      client,
+      queryClient,
+      url,
+      onEvent: (event) => callbacks.current.onEvent?.(event),
+      onStatus: (status) => callbacks.current.onStatus?.(status),
+    });
+  }, [enabled, url, client, queryClient]);
 }

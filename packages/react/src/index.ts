@@ -29,6 +29,14 @@ export {
   componentMetadataQueryOptions,
   componentQueryOptions,
 } from "./componentQueryOptions.ts";
+export {
+  type ConnectLiveOptions,
+  connectLive,
+  type LiveErrorLocation,
+  type LiveEvent,
+  type LiveOptions,
+  type LiveStatus,
+} from "./connectLive.ts";
 export { installReactModules } from "./installReactModules.ts";
 export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
 export { ServerComponent, type ServerComponentProps } from "./ServerComponent.tsx";

@@ -1,5 +1,6 @@
 import type { SvcClient } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
+import { bumpRevision } from "./componentRevision.ts";
 
 export interface ReloadComponentOptions {
   client: SvcClient;
@@ -10,7 +11,8 @@ export interface ReloadComponentOptions {
 
 /**
  * Fetches a component again (after its source changed) and re-renders every place that
- * shows it; other components keep their state. Its metadata is refetched too.
+ * shows it; other components keep their state. Its metadata is refetched too. A
+ * `ServerComponent` showing the component's failure tries again with the new version.
  */
 export async function reloadComponent(
   name: string,
@@ -19,5 +21,28 @@ export async function reloadComponent(
   const { client, queryClient, hash } = options;
   if (hash !== undefined) client.setHash(name, hash);
   client.invalidate(name);
-  await queryClient.invalidateQueries({ queryKey: ["component", name] });
+  // "all", not only the observed queries: a component whose load failed, or that threw,
+  // sits behind an error boundary and has no observer left.
+  await queryClient.invalidateQueries({ queryKey: ["component", name], refetchType: "all" });
+  // Only now, with the new module in the cache: a boundary reset earlier would render the
+  // old version (and its old failure) again.
+  bumpRevision(queryClient, name);
+}
+
+/**
+ * Shows a component's current failure (e.g. a syntax error reported by live reload) where
+ * it is rendered, instead of its last good version. Nothing happens where it is not loaded
+ * or already shows a load failure.
+ */
+export async function showComponentFailure(
+  name: string,
+  options: Omit<ReloadComponentOptions, "hash">,
+): Promise<void> {
+  const { client, queryClient } = options;
+  const state = queryClient.getQueryState(["component", name]);
+  if (state === undefined || (state.status === "error" && state.data === undefined)) return;
+  client.invalidate(name);
+  // Without data the suspense query throws its next failure to the error boundary.
+  await queryClient.resetQueries({ queryKey: ["component", name] });
+  bumpRevision(queryClient, name);
 }

@@ -1,0 +1,180 @@
+import type { SvcClient } from "@svc/runtime";
+import type { QueryClient } from "@tanstack/react-query";
+import { reloadComponent, showComponentFailure } from "./reloadComponent.ts";
+
+/** A position of a bundler error, as the live-reload stream reports it. */
+export interface LiveErrorLocation {
+  /** Path relative to the component directory, e.g. `Counter.tsx`. */
+  file?: string;
+  /** 1-based. */
+  line?: number;
+  /** 0-based, as esbuild reports it (editors show `column + 1`). */
+  column?: number;
+  text: string;
+  /** The source line the error is on. */
+  lineText?: string;
+}
+
+/**
+ * One message of the live-reload stream (`GET {apiBase}/events`, served by `svc serve`);
+ * the same shape as `LiveEvent` of `@svc/server`.
+ */
+export type LiveEvent =
+  /** First on every connection; a new `server` id means the server restarted. */
+  | { type: "hello"; server: string }
+  /** The component's bundle or schema changed; `hash` is its new content hash. */
+  | { type: "change"; name: string; hash: string }
+  /** The component does not bundle (or its schema is broken). */
+  | {
+      type: "error";
+      name: string;
+      error: string;
+      message: string;
+      locations?: LiveErrorLocation[];
+    }
+  /** Components were added or removed. */
+  | { type: "list"; names: string[] };
+
+export type LiveStatus = "connecting" | "open" | "reconnecting";
+
+export interface LiveOptions {
+  /** URL of the event stream. Default: `{apiBase}/events` of the svc client. */
+  url?: string;
+  /** Called with every event, after svc acted on it (a change is already being fetched). */
+  onEvent?: (event: LiveEvent) => void;
+  /** Called when the connection state changes. */
+  onStatus?: (status: LiveStatus) => void;
+}
+
+export interface ConnectLiveOptions extends LiveOptions {
+  client: SvcClient;
+  queryClient: QueryClient;
+}
+
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 15_000;
+
+/**
+ * Subscribes to the live-reload stream of `svc serve` and keeps the components this
+ * QueryClient has loaded current: a `change` fetches that component again and re-renders it
+ * in place (others keep their state); an `error` shows the bundler's message where the
+ * component is rendered; after a reconnect (e.g. a server restart) every loaded component's
+ * hash is checked against its metadata, so edits made meanwhile are not missed.
+ *
+ * Returns the function that disconnects. Does nothing where `EventSource` is missing.
+ */
+export function connectLive(options: ConnectLiveOptions): () => void {
+  const { client, queryClient } = options;
+  if (typeof EventSource === "undefined") return () => {};
+  const url = options.url ?? `${client.apiBase}/events`;
+  const target = { client, queryClient };
+
+  /** name → content hash of the version this page has, to compare after a reconnect. */
+  const known = new Map<string, string>();
+  const unsubscribeCache = queryClient.getQueryCache().subscribe((event) => {
+    if (event.type !== "updated" || event.action.type !== "success") return;
+    const name = componentName(event.query.queryKey);
+    if (name === undefined) return;
+    client.loadMetadata(name).then(
+      (metadata) => known.set(name, metadata.hash),
+      () => {},
+    );
+  });
+
+  const loadedNames = () =>
+    queryClient
+      .getQueryCache()
+      .findAll({ queryKey: ["component"] })
+      .map((query) => componentName(query.queryKey))
+      .filter((name) => name !== undefined);
+
+  async function recheck(): Promise<void> {
+    await Promise.all(
+      loadedNames().map(async (name) => {
+        client.invalidate(name);
+        let hash: string;
+        try {
+          hash = (await client.loadMetadata(name)).hash;
+        } catch {
+          return; // a broken component arrives as an `error` event
+        }
+        const state = queryClient.getQueryState(["component", name]);
+        const before = known.get(name);
+        const failed = state?.status === "error" && state.data === undefined;
+        if ((before !== undefined && before !== hash) || failed) {
+          known.set(name, hash);
+          await reloadComponent(name, { ...target, hash });
+        }
+      }),
+    );
+  }
+
+  let server: string | undefined;
+  const handle = (event: LiveEvent) => {
+    switch (event.type) {
+      case "hello":
+        // Events may have been missed before this connection (a restarted server, with a
+        // new id, knows nothing of this page; a dropped one sent into the void).
+        server = event.server;
+        void recheck();
+        break;
+      case "change":
+        known.set(event.name, event.hash);
+        void reloadComponent(event.name, { ...target, hash: event.hash });
+        break;
+      case "error":
+        void showComponentFailure(event.name, target);
+        break;
+    }
+    options.onEvent?.(event);
+  };
+
+  let source: EventSource | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let delay = FIRST_RETRY_MS;
+  let closed = false;
+
+  const open = () => {
+    if (closed) return;
+    options.onStatus?.(server === undefined ? "connecting" : "reconnecting");
+    const current = new EventSource(url);
+    source = current;
+    current.onopen = () => {
+      delay = FIRST_RETRY_MS;
+      options.onStatus?.("open");
+    };
+    current.onmessage = (message: MessageEvent<string>) => {
+      let event: LiveEvent;
+      try {
+        event = JSON.parse(message.data) as LiveEvent;
+      } catch {
+        return;
+      }
+      handle(event);
+    };
+    current.onerror = () => {
+      options.onStatus?.("reconnecting");
+      // The browser retries a dropped stream by itself, but gives up for good on an HTTP
+      // error or a response that is not an event stream (a proxy, a server starting up).
+      if (current.readyState === EventSource.CLOSED) {
+        current.close();
+        timer = setTimeout(open, delay);
+        delay = Math.min(delay * 2, MAX_RETRY_MS);
+      }
+    };
+  };
+  open();
+
+  return () => {
+    closed = true;
+    clearTimeout(timer);
+    source?.close();
+    unsubscribeCache();
+  };
+}
+
+function componentName(queryKey: readonly unknown[]): string | undefined {
+  return queryKey.length === 2 && queryKey[0] === "component" && typeof queryKey[1] === "string"
+    ? queryKey[1]
+    : undefined;
+}
