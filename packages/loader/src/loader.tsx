@@ -7,7 +7,9 @@
  * ```
  *
  * It renders every `[data-svc-component]` container in its own React root, inside Suspense
- * and an error boundary, and exposes `window.svc = { render, update, load, unmount }`.
+ * and an error boundary, and exposes `window.svc = { render, update, load, reload, unmount }`.
+ * With `data-svc-live` on the script or a container it follows `svc serve`'s live-reload
+ * stream (`{apiBase}/events`): changed components re-render in place.
  */
 import * as svcReact from "@svc/react";
 import {
@@ -70,10 +72,14 @@ function createLoader(): SvcGlobal {
     script?.dataset.svcManifest ??
     document.querySelector<HTMLScriptElement>("script[data-svc-manifest]")?.dataset.svcManifest;
   const defaultApi = script?.dataset.svcApi ?? "/api";
+  const liveEverywhere = isLive(script);
 
   const { R, createRoot, S, problem } = resolveModules();
 
-  const clients = new Map<string, { client: SvcClient; queryClient: QueryClient }>();
+  const clients = new Map<
+    string,
+    { client: SvcClient; queryClient: QueryClient; disconnect?: () => void }
+  >();
   const clientFor = (apiBase: string) => {
     const key = `${manifestUrl ?? ""}\n${apiBase}`;
     let entry = clients.get(key);
@@ -149,9 +155,11 @@ function createLoader(): SvcGlobal {
   function mount(container: Element) {
     if (mounted.has(container)) return;
     const name = container.getAttribute("data-svc-component") ?? "";
-    const { client, queryClient } = clientFor(container.getAttribute("data-svc-api") ?? defaultApi);
+    const entry = clientFor(container.getAttribute("data-svc-api") ?? defaultApi);
+    const { client, queryClient } = entry;
     const hash = container.getAttribute("data-svc-hash");
     if (hash) client.setHash(name, hash);
+    if (liveEverywhere || isLive(container)) follow(entry);
     const state: Mounted = {
       root: createRoot(container),
       name,
@@ -164,6 +172,14 @@ function createLoader(): SvcGlobal {
     mounted.set(container, state);
     readProps(container, state);
     draw(state);
+  }
+
+  /** One live-reload connection per API (static mode has no event stream). */
+  function follow(entry: { client: SvcClient; queryClient: QueryClient; disconnect?: () => void }) {
+    if (entry.disconnect !== undefined || manifestUrl !== undefined) return;
+    // A page that registered an older @svc/react of its own may lack connectLive.
+    if (typeof S.connectLive !== "function") return;
+    entry.disconnect = S.connectLive({ client: entry.client, queryClient: entry.queryClient });
   }
 
   const svc: SvcGlobal = {
@@ -215,6 +231,12 @@ function createLoader(): SvcGlobal {
     svc.render();
   }
   return svc;
+}
+
+/** `data-svc-live` (any value but "false") on the script or a container. */
+function isLive(element: Element | null): boolean {
+  const value = element?.getAttribute("data-svc-live");
+  return value !== null && value !== undefined && value !== "false";
 }
 
 /**
