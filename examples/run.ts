@@ -59,9 +59,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  if (values.production && !values["no-build"]) {
+  // SVC_BUILD_DIR="" turns pre-built bundles off: resolveStoreConfig then refuses production.
+  if (values.production && !values["no-build"] && process.env.SVC_BUILD_DIR !== "") {
     // What a deployment does once per release: `svc build` the store's components.
-    const outDir = process.env.SVC_BUILD_DIR || DEFAULT_BUILD_DIR;
+    const outDir = process.env.SVC_BUILD_DIR ?? DEFAULT_BUILD_DIR;
     process.env.SVC_BUILD_DIR = outDir;
     const registry = new ComponentRegistry();
     registry.addSource(COMPONENTS_DIR, { prefix: COMPONENT_PREFIX });
