@@ -1,0 +1,168 @@
+import { type LiveEvent, type LiveStatus, SvcProvider } from "@svc/react";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { BACKGROUNDS, formatHash, type Route, WIDTHS } from "./route.ts";
+import { Sidebar, visibleOrder } from "./Sidebar.tsx";
+import { LIST_KEY, useComponentList } from "./useComponentList.ts";
+import { useHashRoute } from "./useHashRoute.ts";
+import { type LiveState, Workbench } from "./Workbench.tsx";
+
+/** The playground: providers, live-reload state, then the page. */
+export function App({ modules }: { modules: Readonly<Record<string, object>> }): ReactNode {
+  const [queryClient] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } }),
+  );
+  const [live, setLive] = useState<LiveState>({ status: "connecting", broken: new Map() });
+  const liveOptions = useMemo(
+    () => ({
+      onStatus: (status: LiveStatus) => setLive((state) => ({ ...state, status })),
+      onEvent: (event: LiveEvent) => {
+        if (event.type === "list") void queryClient.invalidateQueries({ queryKey: LIST_KEY });
+        if (event.type === "error") {
+          setLive((state) => ({ ...state, broken: new Map(state.broken).set(event.name, event) }));
+        }
+        if (event.type === "change") {
+          setLive((state) => {
+            const broken = new Map(state.broken);
+            broken.delete(event.name);
+            return { ...state, broken, changed: { name: event.name, at: Date.now() } };
+          });
+        }
+      },
+    }),
+    [queryClient],
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <SvcProvider queryClient={queryClient} modules={modules} live={liveOptions}>
+        <Playground live={live} />
+      </SvcProvider>
+    </QueryClientProvider>
+  );
+}
+
+function Playground({ live }: { live: LiveState }): ReactNode {
+  const [route, navigate] = useHashRoute();
+  const list = useComponentList();
+  const [filter, setFilter] = useState("");
+  const filterRef = useRef<HTMLInputElement>(null);
+  const retryRef = useRef<(() => void) | undefined>(undefined);
+
+  const hrefFor = useCallback(
+    (name: string) =>
+      formatHash({ name, props: undefined, background: route.background, width: route.width }),
+    [route.background, route.width],
+  );
+  const select = useCallback(
+    (name: string) =>
+      navigate(
+        { name, props: undefined, background: route.background, width: route.width },
+        "push",
+      ),
+    [navigate, route.background, route.width],
+  );
+  const step = useCallback(
+    (by: number) => {
+      const order = visibleOrder(list.items, filter);
+      if (order.length === 0) return;
+      const at = route.name === undefined ? -1 : order.indexOf(route.name);
+      const next =
+        at === -1
+          ? by < 0
+            ? order.length - 1
+            : 0
+          : Math.min(order.length - 1, Math.max(0, at + by));
+      const name = order[next];
+      if (name !== undefined && name !== route.name) select(name);
+    },
+    [list.items, filter, route.name, select],
+  );
+
+  // Open the first component when the URL names none.
+  const first = list.items[0]?.name;
+  useEffect(() => {
+    if (route.name === undefined && first !== undefined)
+      navigate({ ...route, name: first }, "replace");
+  }, [route, first, navigate]);
+
+  // Keyboard: / filter, j/k move, b background, w width, r retry.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable]")) return;
+      const cycle = <T,>(values: readonly T[], current: T) =>
+        values[(values.indexOf(current) + 1) % values.length] as T;
+      switch (event.key) {
+        case "/":
+          event.preventDefault();
+          filterRef.current?.focus();
+          filterRef.current?.select();
+          break;
+        case "j":
+        case "ArrowDown":
+          if (event.key === "ArrowDown" && !target?.closest(".pg-sidebar")) return;
+          event.preventDefault();
+          step(1);
+          break;
+        case "k":
+        case "ArrowUp":
+          if (event.key === "ArrowUp" && !target?.closest(".pg-sidebar")) return;
+          event.preventDefault();
+          step(-1);
+          break;
+        case "b":
+          navigate({ ...route, background: cycle(BACKGROUNDS, route.background) }, "replace");
+          break;
+        case "w":
+          navigate(
+            {
+              ...route,
+              width: cycle(
+                WIDTHS.map((w) => w.value),
+                route.width,
+              ),
+            },
+            "replace",
+          );
+          break;
+        case "r":
+          retryRef.current?.();
+          break;
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [navigate, route, step]);
+
+  const broken = useMemo(() => new Set(live.broken.keys()), [live.broken]);
+  return (
+    <div className="pg">
+      <Sidebar
+        items={list.items}
+        selected={route.name}
+        filter={filter}
+        onFilter={setFilter}
+        hrefFor={hrefFor}
+        onStep={step}
+        broken={broken}
+        loading={list.loading}
+        error={list.error}
+        filterRef={filterRef}
+      />
+      {route.name !== undefined ? (
+        <Workbench
+          key={route.name}
+          route={route as Route & { name: string }}
+          navigate={navigate}
+          live={live}
+          retryRef={retryRef}
+        />
+      ) : (
+        <main className="pg-empty">
+          {list.loading ? "Loading components…" : "No components to show yet."}
+        </main>
+      )}
+    </div>
+  );
+}

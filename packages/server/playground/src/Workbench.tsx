@@ -1,0 +1,267 @@
+import {
+  componentMetadataQueryOptions,
+  type LiveEvent,
+  type LiveStatus,
+  reloadComponent,
+  ServerComponent,
+  useSvc,
+} from "@svc/react";
+import { useQuery } from "@tanstack/react-query";
+import { type ReactNode, type RefObject, useEffect, useMemo, useRef, useState } from "react";
+import { ErrorView } from "./ErrorView.tsx";
+import { JsonEditor, PropsForm } from "./PropsForm.tsx";
+import { BACKGROUNDS, type Background, type Route, sameJson, WIDTHS } from "./route.ts";
+import { defaultsOf, fieldsOf } from "./schema.ts";
+
+export interface LiveState {
+  status: LiveStatus;
+  /** The last `error` event of each component that does not build now. */
+  broken: ReadonlyMap<string, Extract<LiveEvent, { type: "error" }>>;
+  /** The last component announced as changed. */
+  changed?: { name: string; at: number };
+}
+
+export interface WorkbenchProps {
+  route: Route & { name: string };
+  navigate: (route: Route, mode: "push" | "replace") => void;
+  live: LiveState;
+  /** Set to the retry of the error shown, for the `r` key. */
+  retryRef: RefObject<(() => void) | undefined>;
+}
+
+/** One component: its header, the stage with the live render, and the props panel. */
+export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): ReactNode {
+  const { client, queryClient } = useSvc();
+  const { name } = route;
+  const { data: metadata } = useQuery(componentMetadataQueryOptions(name, { client }));
+  // While the component does not build its metadata is unavailable: keep the last schema,
+  // so the form stays as it was.
+  const lastGood = useRef(metadata);
+  if (metadata) lastGood.current = metadata;
+  const shown = metadata ?? lastGood.current;
+  const fields = useMemo(() => fieldsOf(shown), [shown]);
+  const defaults = useMemo(() => defaultsOf(fields), [fields]);
+  const values = route.props ?? defaults;
+  const setValues = (next: Record<string, unknown>) =>
+    navigate({ ...route, props: sameJson(next, defaults) ? undefined : next }, "replace");
+  const setBackground = (background: Background) => navigate({ ...route, background }, "replace");
+  const [tab, setTab] = useState<"form" | "json">("form");
+  const broken = live.broken.get(name);
+
+  return (
+    <main className="pg-workbench">
+      <header className="pg-head">
+        <div className="pg-title-row">
+          <h1 className="pg-title">{shown?.title || name}</h1>
+          <code className="pg-name">{name}</code>
+          {shown?.version ? <span className="pg-badge">v{shown.version}</span> : null}
+          {metadata?.hash ? (
+            <span className="pg-badge pg-mono" title="Content hash of the bundle" data-hash="">
+              #{metadata.hash}
+            </span>
+          ) : null}
+          <Updated live={live} name={name} />
+          <LiveBadge status={live.status} />
+        </div>
+        {shown?.description ? <p className="pg-desc">{shown.description}</p> : null}
+      </header>
+
+      <div className="pg-toolbar" role="toolbar" aria-label="Stage">
+        <fieldset className="pg-segmented">
+          <legend className="pg-visually-hidden">Background</legend>
+          {BACKGROUNDS.map((background) => (
+            <label key={background} title={`${background} background (b)`}>
+              <input
+                type="radio"
+                name="background"
+                value={background}
+                checked={route.background === background}
+                onChange={() => setBackground(background)}
+              />
+              <span className={`pg-swatch pg-swatch-${background}`} aria-hidden="true" />
+              {background}
+            </label>
+          ))}
+        </fieldset>
+        <label className="pg-width" title="Stage width (w)">
+          <span className="pg-visually-hidden">Width</span>
+          <select
+            className="pg-input"
+            value={route.width === undefined ? "" : String(route.width)}
+            onChange={(event) =>
+              navigate(
+                {
+                  ...route,
+                  width: event.target.value === "" ? undefined : Number(event.target.value),
+                },
+                "replace",
+              )
+            }
+          >
+            {WIDTHS.map((width) => (
+              <option key={width.label} value={width.value === undefined ? "" : width.value}>
+                {width.label}
+              </option>
+            ))}
+            {route.width !== undefined && !WIDTHS.some((w) => w.value === route.width) ? (
+              <option value={route.width}>{route.width} px</option>
+            ) : null}
+          </select>
+        </label>
+        <span className="pg-spacer" />
+        <button
+          type="button"
+          className="pg-button pg-button-quiet"
+          title="Fetch the bundle again"
+          onClick={() => void reloadComponent(name, { client, queryClient })}
+        >
+          Reload
+        </button>
+        <a
+          className="pg-link"
+          href={`${client.apiBase}/bundles/${name}.js`}
+          target="_blank"
+          rel="noreferrer"
+        >
+          bundle
+        </a>
+        <a
+          className="pg-link"
+          href={`${client.apiBase}/bundles/${name}/metadata`}
+          target="_blank"
+          rel="noreferrer"
+        >
+          metadata
+        </a>
+      </div>
+
+      <section className={`pg-stage pg-bg-${route.background}`} aria-label="Preview">
+        <div
+          className="pg-canvas"
+          style={{ width: route.width === undefined ? "100%" : `${route.width}px` }}
+          data-width={route.width ?? "full"}
+        >
+          {metadata === undefined ? (
+            <div className="pg-loading">Loading…</div>
+          ) : (
+            <ServerComponent
+              // Mounted afresh when the props change, so initial-value props (a counter's
+              // initialValue) take effect and the view is exactly what the URL describes.
+              key={JSON.stringify(values)}
+              name={name}
+              props={values}
+              fallback={<div className="pg-loading">Loading…</div>}
+              errorFallback={(error, reset) => (
+                <ErrorView
+                  name={name}
+                  error={error}
+                  locations={broken?.locations}
+                  retry={reset}
+                  retryRef={retryRef}
+                />
+              )}
+            />
+          )}
+        </div>
+      </section>
+
+      <aside className="pg-panel" aria-label="Props">
+        <div className="pg-panel-head">
+          <h2 className="pg-panel-title">Props</h2>
+          <div className="pg-tabs" role="tablist">
+            {(["form", "json"] as const).map((which) => (
+              <button
+                key={which}
+                type="button"
+                role="tab"
+                aria-selected={tab === which}
+                className="pg-tab"
+                onClick={() => setTab(which)}
+              >
+                {which === "form" ? "Form" : "JSON"}
+              </button>
+            ))}
+          </div>
+          <button
+            type="button"
+            className="pg-button pg-button-quiet"
+            disabled={route.props === undefined}
+            onClick={() => navigate({ ...route, props: undefined }, "replace")}
+            title="Back to the schema's defaults"
+          >
+            Reset
+          </button>
+        </div>
+        <div className="pg-panel-body">
+          {tab === "json" || fields.length === 0 ? (
+            <>
+              {fields.length === 0 && tab === "form" ? (
+                <p className="pg-muted">
+                  {shown === undefined
+                    ? "Loading the schema…"
+                    : "No props in schema.json: edit them as JSON."}
+                </p>
+              ) : null}
+              <JsonEditor
+                value={values}
+                onChange={(v) => setValues(v as Record<string, unknown>)}
+                rows={14}
+                objectOnly
+              />
+            </>
+          ) : (
+            <PropsForm fields={fields} values={values} defaults={defaults} onChange={setValues} />
+          )}
+          <Usage name={name} props={values} />
+        </div>
+      </aside>
+    </main>
+  );
+}
+
+function LiveBadge({ status }: { status: LiveStatus }): ReactNode {
+  const label =
+    status === "open" ? "live" : status === "connecting" ? "connecting…" : "reconnecting…";
+  return (
+    <span
+      className={`pg-live pg-live-${status}`}
+      title={status === "open" ? "Changes on disk show here at once" : "Waiting for svc serve"}
+    >
+      {label}
+    </span>
+  );
+}
+
+/** A short "updated" note when live reload brought a new version of this component. */
+function Updated({ live, name }: { live: LiveState; name: string }): ReactNode {
+  const changed = live.changed?.name === name ? live.changed.at : undefined;
+  const [visible, setVisible] = useState(false);
+  useEffect(() => {
+    if (changed === undefined) return;
+    setVisible(true);
+    const timer = setTimeout(() => setVisible(false), 2500);
+    return () => clearTimeout(timer);
+  }, [changed]);
+  return visible ? (
+    <span className="pg-updated" key={changed} role="status">
+      updated
+    </span>
+  ) : null;
+}
+
+/** How to render the component with these props, in a React app and in a page. */
+function Usage({ name, props }: { name: string; props: Record<string, unknown> }): ReactNode {
+  const json = JSON.stringify(props);
+  const jsx =
+    json === "{}"
+      ? `<ServerComponent name="${name}" />`
+      : `<ServerComponent name="${name}" props={${json}} />`;
+  const html = `<div data-svc-component="${name}" data-svc-props='${json.replaceAll("&", "&amp;").replaceAll("'", "&#39;")}'></div>`;
+  return (
+    <details className="pg-usage">
+      <summary>Usage</summary>
+      <pre className="pg-code-block">{jsx}</pre>
+      <pre className="pg-code-block">{html}</pre>
+    </details>
+  );
+}
