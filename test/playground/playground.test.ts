@@ -1,0 +1,640 @@
+/**
+ * The playground at `/` of `svc serve` and live reload, in real Chromium against a real
+ * `startDevServer` over a copy of the built-in examples (plus `ui:card`, whose schema has
+ * every kind of prop) in a temporary directory.
+ */
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlayground } from "../../packages/server/playground/build.ts";
+// From source: a bare "@svc/server" resolves to the package's dist/ build under vitest.
+import {
+  ComponentRegistry,
+  type DevServer,
+  silentLogger,
+  startDevServer,
+} from "../../packages/server/src/index.ts";
+import {
+  buildLoaderOnce,
+  launchBrowser,
+  makeTempDir,
+  removeDir,
+  writeFiles,
+} from "../browser/helpers.ts";
+import { CARD_FILES } from "./fixtures/card.ts";
+
+const EXAMPLES = fileURLToPath(
+  new URL("../../packages/server/examples/components", import.meta.url),
+);
+const SCREENSHOT = fileURLToPath(new URL("../../docs/playground.png", import.meta.url));
+
+/** Live updates must show within this long of the save (issue 6). */
+const LIVE_BUDGET_MS = 1000;
+
+let browser: Browser;
+let server: DevServer;
+let dir: string;
+let uiDir: string;
+let liveApp: string;
+const latencies: Record<string, number> = {};
+
+async function serve(port = 0): Promise<DevServer> {
+  const registry = new ComponentRegistry(dir, { logger: silentLogger });
+  registry.addSource(uiDir, { prefix: "ui" });
+  return startDevServer({
+    registry,
+    host: "127.0.0.1",
+    port,
+    logger: silentLogger,
+    logRequests: false,
+  });
+}
+
+beforeAll(async () => {
+  // The playground and the loader are built from source here, never assumed in dist/.
+  const [launched, , , root, ui, app] = await Promise.all([
+    launchBrowser(),
+    buildPlayground(),
+    buildLoaderOnce(),
+    makeTempDir("svc-playground-"),
+    makeTempDir("svc-playground-ui-"),
+    esbuild.build({
+      entryPoints: [fileURLToPath(new URL("./fixtures/liveApp.tsx", import.meta.url))],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      jsx: "automatic",
+      conditions: ["source"],
+      define: { "process.env.NODE_ENV": '"development"' },
+      logLevel: "silent",
+    }),
+  ]);
+  browser = launched;
+  dir = root;
+  uiDir = ui;
+  liveApp = app.outputFiles[0]?.text ?? "";
+  await cp(EXAMPLES, dir, { recursive: true });
+  await writeFiles(uiDir, CARD_FILES);
+  server = await serve();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await removeDir(dir);
+  await removeDir(uiDir);
+  if (Object.keys(latencies).length > 0) {
+    console.log(`save → update in the page (ms): ${JSON.stringify(latencies)}`);
+  }
+});
+
+/** A fresh page (own context) at `path` of the dev server; page errors are collected. */
+async function open(
+  path: string,
+  options: { viewport?: { width: number; height: number }; init?: () => void } = {},
+) {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  if (options.init) await page.addInitScript(options.init);
+  await page.goto(`${server.url}${path}`);
+  return { page, errors, close: () => context.close() };
+}
+
+function poll<T>(fn: () => T | Promise<T>, timeout = 10_000) {
+  return expect.poll(fn, { timeout });
+}
+
+const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
+
+/** Replaces `from` by `to` in a fixture file; returns a function that restores it. */
+async function edit(file: string, from: string, to: string): Promise<() => Promise<void>> {
+  const path = join(dir, file);
+  const before = await readFile(path, "utf8");
+  if (!before.includes(from)) throw new Error(`${file} does not contain ${from}`);
+  await writeFile(path, before.replace(from, to));
+  return () => writeFile(path, before);
+}
+
+/**
+ * Saves an edit; resolves with the time until `condition(arg)` holds in the page. A function,
+ * not a string: the playground's CSP forbids evaluating strings, even for Playwright.
+ */
+async function timeUntil(
+  page: Page,
+  save: () => Promise<unknown>,
+  condition: (arg: string[]) => boolean,
+  arg: string[] = [],
+): Promise<number> {
+  const started = performance.now();
+  await save();
+  await page.waitForFunction(condition, arg, { timeout: 10_000, polling: 10 });
+  return performance.now() - started;
+}
+
+/** Saves an edit; resolves with the time until `selector`'s text is `expected`. */
+function timeUpdate(page: Page, save: () => Promise<unknown>, selector: string, expected: string) {
+  const condition = ([s, t]: string[]) => document.querySelector(s ?? "")?.textContent === t;
+  return timeUntil(page, save, condition, [selector, expected]);
+}
+
+const setMarker = (page: Page) =>
+  page.evaluate(() => {
+    (window as unknown as { marker: number }).marker = Math.random();
+    return (window as unknown as { marker: number }).marker;
+  });
+const readMarker = (page: Page) =>
+  page.evaluate(() => (window as unknown as { marker?: number }).marker);
+
+describe("the playground at /", () => {
+  it("is served under script-src 'self' blob:, which it needs nothing beyond", async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.headers.get("content-security-policy")).toMatch(
+      /(^|;)\s*script-src 'self' blob:\s*(;|$)/,
+    );
+    const html = await response.text();
+    expect(html).toMatch(/<script type="module" src="\/svc\/playground\/app-\w+\.js"><\/script>/);
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script at all
+
+    const { page, errors, close } = await open("/#/greeting", {
+      init: () => {
+        const seen: string[] = [];
+        (window as unknown as { violations: string[] }).violations = seen;
+        document.addEventListener("securitypolicyviolation", (e) => seen.push(e.violatedDirective));
+      },
+    });
+    // The component came in through a blob: import, under the policy, with no violation.
+    await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
+    expect(
+      await page.evaluate(() => (window as unknown as { violations: string[] }).violations),
+    ).toEqual([]);
+    // The policy is really enforced: an inline script is refused.
+    await page.evaluate(() => {
+      const script = document.createElement("script");
+      script.textContent = "window.inlineRan = true";
+      document.body.append(script);
+    });
+    await poll(() =>
+      page.evaluate(() => (window as unknown as { violations: string[] }).violations),
+    ).toEqual(["script-src-elem"]);
+    expect(
+      await page.evaluate(() => (window as unknown as { inlineRan?: boolean }).inlineRan),
+    ).toBeUndefined();
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("lists every component with title and description, grouped by prefix, filterable from the keyboard", async () => {
+    const { page, close } = await open("/");
+    // No component in the URL: the first one opens.
+    await poll(() => page.evaluate(() => location.hash)).toBe("#/carousel");
+    const groups = await page.locator(".pg-group-title").allTextContents();
+    expect(groups).toEqual(["components5", "ui:1"]);
+    expect(
+      await page
+        .locator(".pg-item")
+        .evaluateAll((items) => items.map((i) => i.getAttribute("data-name"))),
+    ).toEqual(["carousel", "counter", "crasher", "greeting", "image", "ui:card"]);
+    await poll(() => text(page, '[data-name="counter"] .pg-item-desc')).toBe(
+      "A number you can step up and down.",
+    );
+    await poll(() => text(page, '[data-name="ui:card"] .pg-item-title')).toBe("Profile card");
+
+    await page.keyboard.press("/");
+    await page.keyboard.type("step up");
+    expect(await page.locator(".pg-item").count()).toBe(1);
+    await page.keyboard.press("ArrowDown");
+    await poll(() => page.evaluate(() => location.hash)).toBe("#/counter");
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".pg-item").count()).toBe(6);
+    // j / k outside the inputs move through the list.
+    await page.locator(".pg-stage").click();
+    await page.keyboard.press("j");
+    await poll(() => page.evaluate(() => location.hash)).toBe("#/crasher");
+    await page.keyboard.press("k");
+    await poll(() => page.evaluate(() => location.hash)).toBe("#/counter");
+    await close();
+  });
+
+  it("selecting counter and changing initialValue changes the rendered value; the URL keeps the props", async () => {
+    const { page, errors, close } = await open("/#/carousel");
+    await page.locator('.pg-item[data-name="counter"]').click();
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    await poll(() => text(page, ".pg-head .pg-title")).toBe("Counter");
+    expect(await text(page, ".pg-head .pg-badge")).toBe("v1.0.0");
+    await expect.poll(() => text(page, "[data-hash]")).toMatch(/^#[0-9a-f]{12}$/);
+
+    const initial = page.locator('[data-prop="initialValue"] input');
+    await initial.fill("7");
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("7");
+    expect(await page.evaluate(() => location.hash)).toBe(
+      `#/counter?props=${encodeURIComponent(JSON.stringify({ initialValue: 7, step: 1, label: "Count" }))}`,
+    );
+
+    // The URL is the state: a reload (or a shared link) shows the same thing.
+    await page.reload();
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("7");
+    expect(await page.locator('[data-prop="initialValue"] input').inputValue()).toBe("7");
+
+    await page.getByRole("button", { name: "Reset", exact: true }).click();
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    expect(await page.evaluate(() => location.hash)).toBe("#/counter");
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("builds the form from the schema: every field kind, defaults, required marks, a JSON editor that shows parse errors", async () => {
+    const { page, close } = await open("/#/ui:card");
+    const card = (part: string) => text(page, `.pg-stage .card-${part}`);
+    await poll(() => card("name")).toBe("Ada Lovelace");
+    expect(await card("role")).toBe("engineer, 36");
+    expect(await card("verified")).toBe("✓ verified");
+    expect(await card("rating")).toBe("★ 4.5");
+    expect(await page.locator(".pg-stage .card-tags li").allTextContents()).toEqual([
+      "math",
+      "poetry",
+    ]);
+    expect(await card("city")).toBe("London");
+
+    const field = (name: string) => page.locator(`[data-prop="${name}"]`);
+    // Required props are marked, the others not.
+    expect(await field("name").locator(".pg-required").count()).toBe(1);
+    expect(await field("role").locator(".pg-required").count()).toBe(1);
+    expect(await field("age").locator(".pg-required").count()).toBe(0);
+    expect(await field("name").locator("input").getAttribute("aria-required")).toBe("true");
+
+    // text
+    await field("name").locator("input").fill("Grace Hopper");
+    await poll(() => card("name")).toBe("Grace Hopper");
+    // integer with min/max
+    const age = field("age").locator("input");
+    expect([
+      await age.getAttribute("type"),
+      await age.getAttribute("min"),
+      await age.getAttribute("max"),
+    ]).toEqual(["number", "0", "150"]);
+    await age.fill("85");
+    await poll(() => card("role")).toBe("engineer, 85");
+    await age.fill("200");
+    await poll(() => text(page, '[data-prop="age"] .pg-field-problem')).toBe("at most 150");
+    // The preview says why (props validated against schema.json).
+    await poll(() => page.locator('.pg-stage [data-svc-error="SchemaValidation"]').count()).toBe(1);
+    await age.fill("85");
+    await poll(() => card("role")).toBe("engineer, 85");
+    // number
+    await field("rating").locator("input").fill("3");
+    await poll(() => card("rating")).toBe("★ 3.0");
+    // boolean
+    await field("verified").getByRole("switch").click();
+    await poll(() => card("verified")).toBe("unverified");
+    // enum as a select
+    expect(await field("role").locator("select option").allTextContents()).toEqual([
+      "engineer",
+      "designer",
+      "manager",
+    ]);
+    await field("role").locator("select").selectOption({ label: "designer" });
+    await poll(() => card("role")).toBe("designer, 85");
+    // array of strings as an editable list
+    await field("tags").getByRole("button", { name: "+ Add item" }).click();
+    await field("tags").getByRole("textbox", { name: "item 3", exact: true }).fill("chess");
+    await field("tags").getByRole("button", { name: "Remove item 1" }).click();
+    await poll(() => page.locator(".pg-stage .card-tags li").allTextContents()).toEqual([
+      "poetry",
+      "chess",
+    ]);
+    // any other type: JSON, whose parse errors are shown, not swallowed
+    const json = field("address").locator("textarea");
+    await json.fill('{ "city": ');
+    await poll(() => text(page, '[data-prop="address"] .pg-field-problem')).toMatch(/JSON/);
+    expect(await json.getAttribute("aria-invalid")).toBe("true");
+    expect(await json.inputValue()).toBe('{ "city": '); // what was typed stays
+    expect(await card("city")).toBe("London"); // the component keeps the last valid value
+    await json.fill('{ "city": "Paris" }');
+    await poll(() => card("city")).toBe("Paris");
+    expect(await field("address").locator(".pg-field-problem").count()).toBe(0);
+
+    // The whole props as JSON, in step with the form.
+    await page.getByRole("tab", { name: "JSON" }).click();
+    const whole = JSON.parse(await page.locator(".pg-panel textarea").inputValue());
+    expect(whole).toEqual({
+      name: "Grace Hopper",
+      age: 85,
+      rating: 3,
+      verified: false,
+      role: "designer",
+      tags: ["poetry", "chess"],
+      address: { city: "Paris" },
+    });
+    await page.getByRole("tab", { name: "Form" }).click();
+
+    // Per-field reset, then reset all to the schema's defaults.
+    await field("name").getByRole("button", { name: "Reset name" }).click();
+    await poll(() => card("name")).toBe("Ada Lovelace");
+    await page.getByRole("button", { name: "Reset", exact: true }).click();
+    await poll(() => page.locator(".pg-stage .card-tags li").allTextContents()).toEqual([
+      "math",
+      "poetry",
+    ]);
+    expect(await card("city")).toBe("London");
+    expect(await field("address").locator("textarea").inputValue()).toBe(
+      '{\n  "city": "London"\n}',
+    );
+    await close();
+  });
+
+  it("switches the stage background and width, kept in the URL", async () => {
+    const { page, close } = await open("/#/greeting");
+    await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
+    const stageColor = () =>
+      page.locator(".pg-stage").evaluate((stage) => getComputedStyle(stage).backgroundColor);
+    expect(await stageColor()).toBe("rgb(255, 255, 255)");
+    await page.getByRole("radio", { name: "dark" }).check({ force: true });
+    await poll(stageColor).toBe("rgb(23, 23, 26)");
+    await page.getByRole("toolbar").locator("select").selectOption("375");
+    await poll(() =>
+      page.locator(".pg-canvas").evaluate((c) => c.getBoundingClientRect().width),
+    ).toBe(375);
+    expect(await page.evaluate(() => location.hash)).toBe("#/greeting?bg=dark&w=375");
+    await page.reload();
+    await poll(stageColor).toBe("rgb(23, 23, 26)");
+    // b cycles the background.
+    await page.locator(".pg-stage").click();
+    await page.keyboard.press("b");
+    await poll(() => page.evaluate(() => location.hash)).toBe("#/greeting?bg=transparent&w=375");
+    expect(await page.locator(".pg-canvas").evaluate((c) => c.getBoundingClientRect().width)).toBe(
+      375,
+    );
+    await close();
+  });
+
+  it("shows a thrown error with its message and a stack mapped to the original .tsx file and line; retry", async () => {
+    const { page, close } = await open("/#/counter");
+    await page.locator('.pg-item[data-name="crasher"]').click();
+    const error = page.locator('.pg-stage [data-svc-error="Render"]');
+    await poll(() => error.count()).toBe(1);
+    expect(await error.locator(".pg-error-message").textContent()).toBe(
+      "Error: Crasher exploded on purpose",
+    );
+    // Crasher.tsx line 11: `if (shouldThrow) throw new Error(message);` (column of `new`).
+    const source = await readFile(join(dir, "crasher/Crasher.tsx"), "utf8");
+    const line = source.split("\n").findIndex((l) => l.includes("throw new Error(message)")) + 1;
+    const column = (source.split("\n")[line - 1] ?? "").indexOf("new Error") + 1;
+    const frame = error.locator(".pg-frame-mapped").first();
+    await poll(() => frame.getAttribute("data-location")).toBe(
+      `component://crasher/Crasher.tsx:${line}:${column}`,
+    );
+    expect(await frame.locator(".pg-frame-fn").textContent()).toBe("Crasher");
+    expect(await frame.locator(".pg-code-current").textContent()).toBe(
+      `${line}  if (shouldThrow) throw new Error(message);`,
+    );
+    // Frames outside components are folded away, and can be shown.
+    await error.getByRole("button", { name: /frames? outside components/ }).click();
+    expect(await error.locator(".pg-frame:not(.pg-frame-mapped)").count()).toBeGreaterThan(0);
+
+    // Retry renders again (it throws again); fixing the props renders it.
+    const message = page.locator('[data-prop="message"] input');
+    await message.fill("Second explosion");
+    await poll(() => text(page, ".pg-error-message")).toBe("Error: Second explosion");
+    await error.getByRole("button", { name: "Retry" }).click();
+    await poll(() => text(page, ".pg-error-message")).toBe("Error: Second explosion");
+    await page.locator('[data-prop="shouldThrow"]').getByRole("switch").click();
+    await poll(() => text(page, ".pg-stage .svc-crasher")).toBe(
+      "Crasher rendered without throwing.",
+    );
+    await close();
+  });
+});
+
+describe("live reload", () => {
+  it("updates the component in the playground within 1 s of a save, in place; the nested component's parent keeps its state", async () => {
+    const { page, errors, close } = await open("/#/carousel");
+    await poll(() => text(page, ".pg-stage [data-testid=slide]")).toBe("1 / 3");
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    await page.getByRole("button", { name: "next" }).click();
+    await page.getByRole("button", { name: "next" }).click();
+    expect(await text(page, ".pg-stage [data-testid=slide]")).toBe("3 / 3");
+    const marker = await setMarker(page);
+
+    // Edit the nested component (image), then the selected one (carousel).
+    let restore = async () => {};
+    latencies.playgroundNested = await timeUntil(
+      page,
+      async () => {
+        restore = await edit(
+          "image/Image.tsx",
+          'className="svc-image"',
+          'className="svc-image" title="edited"',
+        );
+      },
+      () => document.querySelector(".pg-stage img")?.getAttribute("title") === "edited",
+    );
+    expect(latencies.playgroundNested).toBeLessThan(LIVE_BUDGET_MS);
+    // The carousel was not reloaded: it is still on slide 3.
+    expect(await text(page, ".pg-stage [data-testid=slide]")).toBe("3 / 3");
+    expect(await page.locator(".pg-updated").count()).toBe(0); // image is not the selected one
+    await restore();
+
+    latencies.playground = await timeUpdate(
+      page,
+      async () => {
+        restore = await edit(
+          "carousel/Carousel.tsx",
+          "{index + 1} / {images.length}",
+          "{index + 1} of {images.length}",
+        );
+      },
+      ".pg-stage [data-testid=slide]",
+      "1 of 3",
+    );
+    expect(latencies.playground).toBeLessThan(LIVE_BUDGET_MS);
+    await poll(() => text(page, ".pg-updated")).toBe("updated");
+    expect(await readMarker(page)).toBe(marker); // no page reload
+    await restore();
+    await poll(() => text(page, ".pg-stage [data-testid=slide]")).toBe("1 / 3");
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("a page using the loader with data-svc-live re-renders only the changed component", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.route(`${server.url}/loader-page.html`, (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><html><body>
+<div id="counter" data-svc-component="counter"></div>
+<div id="greeting" data-svc-component="greeting" data-svc-props='{"name":"loader"}'></div>
+<script src="/svc/loader.dev.js" data-svc-live></script></body></html>`,
+      }),
+    );
+    await page.goto(`${server.url}/loader-page.html`);
+    await poll(() => text(page, "#greeting h2")).toBe("Hello, loader!");
+    for (let i = 0; i < 3; i++) await page.locator("#counter [aria-label=increment]").click();
+    await poll(() => text(page, "#counter [data-testid=count]")).toBe("3");
+    const marker = await setMarker(page);
+
+    let restore = async () => {};
+    latencies.loader = await timeUpdate(
+      page,
+      async () => {
+        restore = await edit(
+          "greeting/Greeting.tsx",
+          "{greeting}, {name}!",
+          "{greeting}, {name}!!",
+        );
+      },
+      "#greeting h2",
+      "Hello, loader!!",
+    );
+    expect(latencies.loader).toBeLessThan(LIVE_BUDGET_MS);
+    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+    expect(await readMarker(page)).toBe(marker);
+    await restore();
+    await poll(() => text(page, "#greeting h2")).toBe("Hello, loader!");
+    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+    await context.close();
+  });
+
+  it("a React app with <SvcProvider live> re-renders only the changed component", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.route(`${server.url}/app/**`, (route) =>
+      route.request().url().endsWith(".js")
+        ? route.fulfill({ contentType: "text/javascript", body: liveApp })
+        : route.fulfill({
+            contentType: "text/html",
+            body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app/app.js"></script></body></html>',
+          }),
+    );
+    await page.goto(`${server.url}/app/index.html`);
+    await poll(() => text(page, "#greeting h2")).toBe("Hello, app!");
+    for (let i = 0; i < 3; i++) await page.locator("#counter [aria-label=increment]").click();
+    await poll(() => text(page, "#counter [data-testid=count]")).toBe("3");
+    const marker = await setMarker(page);
+
+    let restore = async () => {};
+    latencies.react = await timeUpdate(
+      page,
+      async () => {
+        restore = await edit(
+          "greeting/Greeting.tsx",
+          "{greeting}, {name}!",
+          "{greeting}, dear {name}!",
+        );
+      },
+      "#greeting h2",
+      "Hello, dear app!",
+    );
+    expect(latencies.react).toBeLessThan(LIVE_BUDGET_MS);
+    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+    expect(await readMarker(page)).toBe(marker);
+    await restore();
+    await poll(() => text(page, "#greeting h2")).toBe("Hello, app!");
+    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a syntax error shows esbuild's message with file:line:column and a code frame; fixing it recovers by itself", async () => {
+    const { page, close } = await open("/#/counter");
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    const marker = await setMarker(page);
+    const restore = await edit(
+      "counter/Counter.tsx",
+      "  const [count, setCount] = useState(initialValue);",
+      "  const [count, setCount] = useState(initialValue);\n  const broken = ;",
+    );
+    const source = await readFile(join(dir, "counter/Counter.tsx"), "utf8");
+    const line = source.split("\n").indexOf("  const broken = ;") + 1;
+    const where = `component://counter/Counter.tsx:${line}:18`;
+
+    const expectBundlerError = async () => {
+      const error = page.locator('.pg-stage [data-svc-error="BundleLoad"]');
+      await poll(() => error.count()).toBe(1);
+      expect(await error.locator(".pg-error-kind").textContent()).toBe(
+        "The component does not build",
+      );
+      expect(await error.locator(".pg-error-message").textContent()).toBe(
+        `Counter.tsx:${line}:18: Unexpected ";"`,
+      );
+      const frame = error.locator(".pg-frame-mapped");
+      await poll(() => frame.getAttribute("data-location")).toBe(where);
+      expect(await frame.locator(".pg-code-current").textContent()).toBe(
+        `${line}  const broken = ;`,
+      );
+      expect(await frame.locator(".pg-code-caret").textContent()).toMatch(/^\s+\^$/);
+      // The caret sits under the column esbuild names.
+      expect((await frame.locator(".pg-code-caret").textContent())?.indexOf("^")).toBe(
+        (await frame.locator(".pg-code-current").textContent())?.indexOf(";"),
+      );
+    };
+    await expectBundlerError();
+    await poll(() => page.locator('.pg-item[data-name="counter"] .pg-dot-error').count()).toBe(1);
+    expect(await readMarker(page)).toBe(marker);
+
+    // Opened while broken: the same message and frame.
+    await page.reload();
+    await expectBundlerError();
+
+    const reloaded = await setMarker(page);
+    await restore();
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    expect(await page.locator('.pg-item[data-name="counter"] .pg-dot-error').count()).toBe(0);
+    expect(await readMarker(page)).toBe(reloaded);
+    await close();
+  });
+
+  it("reconnects after a server restart and catches up with edits made meanwhile", async () => {
+    const { page, errors, close } = await open("/#/counter");
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    await poll(() => page.locator(".pg-live-open").count()).toBe(1);
+    const marker = await setMarker(page);
+    const port = server.port;
+    await server.close();
+    await poll(() => page.locator(".pg-live-open").count()).toBe(0);
+    const restore = await edit("counter/Counter.tsx", "{label}: <output", "{label} = <output");
+    server = await serve(port);
+    await poll(
+      () => page.locator(".pg-stage .svc-counter span").first().textContent(),
+      15_000,
+    ).toBe("Count = 0");
+    await poll(() => page.locator(".pg-live-open").count()).toBe(1);
+    expect(await readMarker(page)).toBe(marker);
+    await restore();
+    await poll(() => page.locator(".pg-stage .svc-counter span").first().textContent()).toBe(
+      "Count: 0",
+    );
+    // A page that failed to load a resource while the server was down logs no page error.
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe("screenshot", () => {
+  it("saves docs/playground.png", async () => {
+    const { page, close } = await open("/#/ui:card", { viewport: { width: 1440, height: 860 } });
+    await poll(() => text(page, ".pg-stage .card-name")).toBe("Ada Lovelace");
+    await page.locator('[data-prop="tags"]').getByRole("button", { name: "+ Add item" }).click();
+    await page
+      .locator('[data-prop="tags"]')
+      .getByRole("textbox", { name: "item 3", exact: true })
+      .fill("engines");
+    await poll(() => page.locator(".pg-stage .card-tags li").count()).toBe(3);
+    await page.locator(".pg-stage").click();
+    await page.screenshot({ path: SCREENSHOT });
+    const png = await readFile(SCREENSHOT);
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    await close();
+  });
+});
