@@ -97,15 +97,21 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   const explicitExports = new Set(
     exports.filter((e) => e.type !== "reexport-all").map((e) => e.name),
   );
-  const starNames = new Map<string, number>();
+  // Which modules' `export *` provide each name. As in ES modules, a name is ambiguous only
+  // when two *different* modules provide it: `export *` twice from one module is not.
+  const starNames = new Map<string, Set<string>>();
   for (const e of exports) {
     if (e.type !== "reexport-all") continue;
     const specifier = e.from;
     if (!Object.hasOwn(modules, specifier)) continue;
     for (const key of Object.keys(moduleOf(specifier))) {
-      starNames.set(key, (starNames.get(key) ?? 0) + 1);
+      const providers = starNames.get(key) ?? new Set<string>();
+      providers.add(specifier);
+      starNames.set(key, providers);
     }
   }
+  /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
+  const starExported = new Set<string>();
 
   imports.forEach((record, index) => {
     if (record.type === "import-meta") return;
@@ -183,10 +189,16 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
       if (e.type === "reexport-all") {
         for (const name of Object.keys(module)) {
           // As in ES modules: `export *` skips `default`, names exported explicitly, and names
-          // two star exports both provide.
-          if (name === "default" || explicitExports.has(name) || starNames.get(name) !== 1) {
+          // star exports of two different modules both provide.
+          if (
+            name === "default" ||
+            explicitExports.has(name) ||
+            starNames.get(name)?.size !== 1 ||
+            starExported.has(name)
+          ) {
             continue;
           }
+          starExported.add(name);
           const alias = local();
           prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
           pairs.push(`${alias} as ${exportName(name)}`);
