@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { BundleError } from "./errors.ts";
 import { isValidName } from "./names.ts";
+import { readFileInside } from "./staticFiles.ts";
 
 /** The file `svc build` writes beside `bundles/`. */
 export const MANIFEST_FILE = "manifest.json";
@@ -186,9 +186,11 @@ export class PrebuiltBundles {
   }
 
   async #readBundle(name: string, entry: ManifestEntry): Promise<PrebuiltBundle> {
-    let code: Uint8Array;
+    let code: Uint8Array | undefined;
     try {
-      code = new Uint8Array(await readFile(join(this.dir, entry.file)));
+      // `file` was checked to stay inside when the manifest was read; a symbolic link in the
+      // build directory could still lead out of it, so the real path is checked here.
+      code = await readFileInside(this.dir, entry.file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new BundleError(
@@ -196,6 +198,13 @@ export class PrebuiltBundles {
         [{ text: `${entry.file}, listed in ${MANIFEST_FILE}, cannot be read (${code})` }],
         { cause: error },
       );
+    }
+    if (code === undefined) {
+      throw new BundleError(name, [
+        {
+          text: `${entry.file}, listed in ${MANIFEST_FILE}, does not exist or leads outside the build directory`,
+        },
+      ]);
     }
     const actual = createHash("sha256").update(code).digest("hex");
     if (!actual.startsWith(entry.hash)) {

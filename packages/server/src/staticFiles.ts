@@ -74,7 +74,7 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
         cache.set(path, hit);
         return hit;
       }
-      const body = await readInside(dir, path);
+      const body = await readFileInside(dir, path);
       if (body === undefined) return undefined;
       const isManifest = path === "manifest.json";
       const file: StaticFile = {
@@ -91,8 +91,11 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
   };
 }
 
-/** The bytes of `dir/path`, or undefined when missing or when it resolves outside `dir`. */
-async function readInside(dir: string, path: string): Promise<Uint8Array | undefined> {
+/**
+ * The bytes of `dir/path`, or undefined when missing or when it resolves outside `dir`
+ * (through `..` or a symbolic link anywhere on the way).
+ */
+export async function readFileInside(dir: string, path: string): Promise<Uint8Array | undefined> {
   try {
     const [root, real] = await Promise.all([realpath(dir), realpath(join(dir, path))]);
     const rel = relative(root, real);
