@@ -90,7 +90,7 @@ export function createHandlers(
   });
   const schemas = new SchemaReader();
   const prebuilt =
-    options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir);
+    options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
   const staticFiles = prebuilt === undefined ? undefined : createStaticFiles(prebuilt.dir);
 
   function checkName(name: string): void {

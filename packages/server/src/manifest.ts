@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { BundleError } from "./errors.ts";
+import { consoleLogger, type Logger } from "./logger.ts";
 import { isValidName } from "./names.ts";
 import { readFileInside } from "./staticFiles.ts";
 
@@ -147,10 +148,15 @@ interface Generation {
  */
 export class PrebuiltBundles {
   readonly dir: string;
+  readonly #logger: Logger;
   #current: Generation;
+  /** Stamp of a `manifest.json` found unusable, so it is reported once, not per request. */
+  #refused: string | undefined;
 
-  constructor(buildDir: string) {
+  /** @param options.logger where a refused manifest is reported. Default: console. */
+  constructor(buildDir: string, options: { logger?: Logger } = {}) {
     this.dir = resolve(buildDir);
+    this.#logger = options.logger ?? consoleLogger;
     this.#current = this.#load();
   }
 
@@ -221,7 +227,18 @@ export class PrebuiltBundles {
   #fresh(): Generation {
     const stamp = stampOf(join(this.dir, MANIFEST_FILE));
     // While a new build is being swapped in, the file is briefly absent: keep what we have.
-    if (stamp !== undefined && stamp !== this.#current.stamp) this.#current = this.#load();
+    if (stamp === undefined || stamp === this.#current.stamp || stamp === this.#refused) {
+      return this.#current;
+    }
+    try {
+      this.#current = this.#load();
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      // An unusable manifest (half written, an entry pointing outside the directory) is
+      // refused like at startup, but the build already in use keeps being served.
+      this.#refused = stamp;
+      this.#logger.warn(`${error.message} — it was refused; the previous build is still served`);
+    }
     return this.#current;
   }
 
