@@ -38,6 +38,11 @@ export interface Case {
   /** First GET the path, then send it again with `If-None-Match: <its ETag>`. */
   revalidate?: boolean;
   expect: Expected;
+  /**
+   * What a transport that normalises dot segments must answer instead (see `hasDotSegment`),
+   * when the shortened path is a legitimate one. Default: one of svc's 4xx JSON errors.
+   */
+  whenNormalised?: { path: string; expect: Expected };
 }
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -142,6 +147,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "prebuilt", title: "answers 304 to a static file the client has", path: `/static/${greeting.file}`, revalidate: true, expect: { status: 304, contentType: null, cacheControl: IMMUTABLE, etag: "present" } },
     { config: "prebuilt", title: "404 NotFound for a static file that does not exist", path: "/static/bundles/nope.js", expect: error(404, "NotFound") },
     { config: "prebuilt", title: "404 NotFound for a static path with ..", path: "/static/../manifest.json", expect: error(404, "NotFound") },
+    { config: "prebuilt", title: "404 NotFound for a static path with .. inside the build directory", path: "/static/bundles/../manifest.json", expect: error(404, "NotFound"), whenNormalised: { path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache" } } },
     { config: "prebuilt", title: "404 NotFound for a static path with %2e%2e", path: "/static/%2e%2e/build/manifest.json", expect: error(404, "NotFound") },
     { config: "prebuilt", title: "404 NotFound for a static path with an encoded slash", path: "/static/bundles%2F..%2Fmanifest.json", expect: error(404, "NotFound") },
     { config: "prebuilt", title: "404 NotFound for a static path with an encoded backslash", path: "/static/bundles%5C..%5Cmanifest.json", expect: error(404, "NotFound") },

@@ -51,8 +51,7 @@ type Route =
   | { kind: "bundle"; name: string }
   | { kind: "metadata"; name: string }
   | { kind: "loader" }
-  | { kind: "static"; path: string }
-  | { kind: "unknown-bundle-path" };
+  | { kind: "static"; path: string };
 
 /**
  * The one place a path below the mount point is mapped to an endpoint (names and paths still
@@ -65,7 +64,7 @@ function routeOf(path: string): Route | undefined {
     const rest = path.slice("/bundles/".length);
     if (rest.endsWith("/metadata")) return { kind: "metadata", name: rest.slice(0, -9) };
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
-    return { kind: "unknown-bundle-path" };
+    return undefined;
   }
   if (path === "/loader.js") return { kind: "loader" };
   if (path.startsWith("/static/")) return { kind: "static", path: path.slice("/static/".length) };
