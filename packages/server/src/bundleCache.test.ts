@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { BundleCache } from "./bundleCache.ts";
 import { type Bundler, esbuildBundler } from "./bundler.ts";
 import { type Component, ComponentRegistry } from "./componentRegistry.ts";
-import { typicalComponent, writeTree } from "./test/fixtures.ts";
+import { settleWrites, typicalComponent, writeTree } from "./test/fixtures.ts";
 
 function setup(files: Record<string, string>, maxBytes?: number) {
   const dir = writeTree(files);
@@ -37,6 +37,7 @@ function edit(path: string, content: string) {
 describe("BundleCache", () => {
   it("serves a warm bundle without rebuilding", async () => {
     const t = setup(typicalComponent("card"));
+    settleWrites();
     const first = await t.cache.get(t.get("card"));
     const second = await t.cache.get(t.get("card"));
     expect(second.hash).toBe(first.hash);
@@ -108,6 +109,7 @@ describe("BundleCache", () => {
   it("keeps total cached bytes within the bound, evicting the least recently used", async () => {
     const files = Object.assign({}, ...["a", "b", "c"].map((n) => typicalComponent(n)));
     const probe = setup(files);
+    settleWrites();
     const size = (await probe.cache.get(probe.get("a"))).code.byteLength;
     const t = setup(files, Math.floor(size * 2.5));
     await t.cache.get(t.get("a"));

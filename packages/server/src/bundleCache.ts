@@ -12,6 +12,11 @@ export interface CachedBundle {
 interface InputStamp {
   path: string;
   mtimeNs: bigint;
+  /**
+   * Change time: set to "now" by every write, whatever the writer does to the modification
+   * time afterwards (`cp -p`, `tar`, `rsync -t` restore an old one).
+   */
+  ctimeNs: bigint;
   size: bigint;
   ino: bigint;
 }
@@ -32,7 +37,8 @@ export interface BundleCacheOptions {
 /**
  * Timestamps on Linux file systems advance in coarse ticks, so a file written within a tick
  * of a build can keep its old modification time. A build whose inputs changed that recently
- * is served but not cached; the next request builds again (git's "racy clean" rule).
+ * (by their change time, which no tool can set back) is served but not cached; the next
+ * request builds again (git's "racy clean" rule).
  */
 const RACY_WINDOW_NS = 50_000_000n;
 
@@ -115,7 +121,7 @@ export class BundleCache {
     };
     this.invalidate(component.name);
     const racy =
-      stamps === undefined || stamps.some((s) => s.mtimeNs >= startedNs - RACY_WINDOW_NS);
+      stamps === undefined || stamps.some((s) => s.ctimeNs >= startedNs - RACY_WINDOW_NS);
     if (!racy && entry.code.byteLength <= this.#maxBytes) {
       this.#entries.set(component.name, entry);
       this.#bytes += entry.code.byteLength;
@@ -138,7 +144,13 @@ function stampInputs(paths: readonly string[]): InputStamp[] | undefined {
   for (const path of paths) {
     const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
     if (stat === undefined) return undefined; // vanished already: do not cache
-    stamps.push({ path, mtimeNs: stat.mtimeNs, size: stat.size, ino: stat.ino });
+    stamps.push({
+      path,
+      mtimeNs: stat.mtimeNs,
+      ctimeNs: stat.ctimeNs,
+      size: stat.size,
+      ino: stat.ino,
+    });
   }
   return stamps;
 }
@@ -149,6 +161,7 @@ function isFresh(entry: Entry): boolean {
     if (
       stat === undefined ||
       stat.mtimeNs !== input.mtimeNs ||
+      stat.ctimeNs !== input.ctimeNs ||
       stat.size !== input.size ||
       stat.ino !== input.ino
     ) {

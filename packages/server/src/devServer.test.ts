@@ -7,7 +7,7 @@ import { type Bundler, EXTERNALS, esbuildBundler } from "./bundler.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
 import type { STATUS_BY_KIND } from "./errors.ts";
 import { silentLogger } from "./logger.ts";
-import { rawRequest, typicalComponent, writeTree } from "./test/fixtures.ts";
+import { rawRequest, settleWrites, typicalComponent, writeTree } from "./test/fixtures.ts";
 
 const servers: DevServer[] = [];
 afterEach(async () => {
@@ -182,6 +182,7 @@ describe("GET /api/bundles/<name>/metadata", () => {
       },
     };
     const server = await serve(writeTree(baseTree), { bundler });
+    settleWrites();
     const bundle = await fetch(`${server.url}/api/bundles/card.js`);
     const res = await fetch(`${server.url}/api/bundles/card/metadata`);
     expect(res.status).toBe(200);

@@ -11,7 +11,7 @@ import { BundleError, ComponentNotFoundError, StaticModeError } from "./errors.t
 import { createHandlers } from "./handlers.ts";
 import { silentLogger } from "./logger.ts";
 import { type Manifest, ManifestError } from "./manifest.ts";
-import { typicalComponent, writeTree } from "./test/fixtures.ts";
+import { settleWrites, typicalComponent, writeTree } from "./test/fixtures.ts";
 
 const scratch: string[] = [];
 const servers: DevServer[] = [];
@@ -96,6 +96,7 @@ describe("createHandlers with buildDir", () => {
   it("bundles a component missing from the manifest live, and only that one", async () => {
     const { sources, buildDir, manifest } = await builtProject();
     writeTree(typicalComponent("fresh", "New"), sources);
+    settleWrites();
     const { bundler, names } = countingBundler();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler });
     await handlers.getBundle("card");

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, onTestFinished, vi } from "vitest";
 
 const created: string[] = [];
 afterAll(() => {
@@ -25,6 +25,19 @@ export function writeTree(files: Record<string, string>, root?: string): string 
     utimesSync(file, past, past);
   }
   return dir;
+}
+
+/**
+ * Moves `Date` a minute ahead for the rest of the test, so files written just now count as
+ * long settled. The dev cache does not cache a build any of whose inputs changed (by change
+ * time, which `utimes` cannot set back) within 50 ms of it, and a fixture's files are that
+ * fresh: tests that count builds call this first.
+ */
+export function settleWrites(): void {
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
 }
 
 /** A typical component: barrel index, implementation, helper, schema. */
