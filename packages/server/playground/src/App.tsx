@@ -12,7 +12,11 @@ export function App({ modules }: { modules: Readonly<Record<string, object>> }):
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } }),
   );
-  const [live, setLive] = useState<LiveState>({ status: "connecting", broken: new Map() });
+  const [live, setLive] = useState<LiveState>({
+    status: "connecting",
+    broken: new Map(),
+    changed: new Map(),
+  });
   const liveOptions = useMemo(
     () => ({
       onStatus: (status: LiveStatus) => setLive((state) => ({ ...state, status })),
@@ -25,7 +29,8 @@ export function App({ modules }: { modules: Readonly<Record<string, object>> }):
           setLive((state) => {
             const broken = new Map(state.broken);
             broken.delete(event.name);
-            return { ...state, broken, changed: { name: event.name, at: Date.now() } };
+            const changed = new Map(state.changed).set(event.name, Date.now());
+            return { ...state, broken, changed };
           });
         }
       },

@@ -17,8 +17,8 @@ export interface LiveState {
   status: LiveStatus;
   /** The last `error` event of each component that does not build now. */
   broken: ReadonlyMap<string, Extract<LiveEvent, { type: "error" }>>;
-  /** The last component announced as changed. */
-  changed?: { name: string; at: number };
+  /** When each component was last announced as changed (several can change at once). */
+  changed: ReadonlyMap<string, number>;
 }
 
 export interface WorkbenchProps {
@@ -234,7 +234,7 @@ function LiveBadge({ status }: { status: LiveStatus }): ReactNode {
 
 /** A short "updated" note when live reload brought a new version of this component. */
 function Updated({ live, name }: { live: LiveState; name: string }): ReactNode {
-  const changed = live.changed?.name === name ? live.changed.at : undefined;
+  const changed = live.changed.get(name);
   const [visible, setVisible] = useState(false);
   useEffect(() => {
     if (changed === undefined) return;
