@@ -113,7 +113,9 @@ function poll<T>(fn: () => T | Promise<T>, timeout = 10_000) {
   return expect.poll(fn, { timeout });
 }
 
-const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
+/** The text of the first match; fails fast (for `poll` to retry) while there is none. */
+const text = (page: Page, selector: string) =>
+  page.locator(selector).first().textContent({ timeout: 1000 });
 
 /** Replaces `from` by `to` in a fixture file; returns a function that restores it. */
 async function edit(file: string, from: string, to: string): Promise<() => Promise<void>> {
