@@ -91,6 +91,26 @@ export class BuildSetupError extends Error {
   override name = "BuildSetupError";
 }
 
+/**
+ * The output could not be written (disk full, read-only or immutable directory): nothing
+ * was replaced, and what the build had written so far was removed.
+ */
+export class BuildOutputError extends Error {
+  override name = "BuildOutputError";
+  /** The file-system error code, e.g. `ENOSPC`, `EROFS`, `EPERM`. */
+  readonly code: string;
+
+  constructor(outDir: string, cause: NodeJS.ErrnoException & { code: string }) {
+    // Node's messages read "ENOSPC: no space left on device, write …": keep the middle part.
+    const reason = /^[A-Z0-9_]+: ([^,]+)/.exec(cause.message)?.[1] ?? cause.message;
+    super(
+      `build failed: cannot write the build to ${outDir}: ${reason} (${cause.code}); the previous output was left untouched`,
+      { cause },
+    );
+    this.code = cause.code;
+  }
+}
+
 /** `<component>: <file>:<line>:<column>: <text>`. */
 export function formatFailure(failure: BuildFailure): string {
   const where =
@@ -109,6 +129,7 @@ export function formatFailure(failure: BuildFailure): string {
  *
  * @throws BuildSetupError when `outDir` is refused or there is nothing to build.
  * @throws BuildFailedError listing every esbuild error, when any component fails.
+ * @throws BuildOutputError when the output cannot be written (disk full, read-only).
  */
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
@@ -133,9 +154,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   const token = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const tmp = `${outDir}.tmp-${token}`;
-  mkdirSync(dirname(outDir), { recursive: true });
-  mkdirSync(join(tmp, "bundles"), { recursive: true });
   try {
+    mkdirSync(dirname(outDir), { recursive: true });
+    // Not recursive: on a read-only file system a recursive mkdir reports ENOENT, not EROFS.
+    mkdirSync(tmp);
+    mkdirSync(join(tmp, "bundles"));
     const bundles = await writeBundles(tmp, finished, options.compress ?? false, progress);
     const manifest: Manifest = {};
     for (const { name, file, hash, integrity, size } of bundles) {
@@ -146,9 +169,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     swapIn(tmp, outDir, token);
     return { outDir, manifest, bundles, durationMs: performance.now() - started };
   } catch (error) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw error;
+    try {
+      rmSync(tmp, { recursive: true, force: true });
+    } catch {
+      // cannot even remove it (read-only): the next build deletes it (recoverLeftovers)
+    }
+    throw isFileSystemError(error) ? new BuildOutputError(outDir, error) : error;
   }
+}
+
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return typeof code === "string" && typeof syscall === "string";
 }
 
 interface FinishedBundle {

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import { cac } from "cac";
 import * as esbuild from "esbuild";
-import { BuildFailedError, BuildSetupError, build, formatBuildReport } from "./build.ts";
+import {
+  BuildFailedError,
+  BuildOutputError,
+  BuildSetupError,
+  build,
+  formatBuildReport,
+} from "./build.ts";
 import { type ConfigFlags, createRegistry, resolveConfig, UsageError } from "./config.ts";
 import { DEFAULT_DEV_ORIGIN, type DevServer, startDevServer } from "./devServer.ts";
 import { consoleLogger } from "./logger.ts";
@@ -172,7 +178,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
   } catch (error) {
     if (interactive) process.stderr.write("\r\x1b[K");
     if (error instanceof BuildSetupError) throw new UsageError(error.message);
-    if (error instanceof BuildFailedError) {
+    if (error instanceof BuildFailedError || error instanceof BuildOutputError) {
       process.stderr.write(`svc: ${error.message}\n`);
       process.exitCode = 1;
       return;

@@ -2,6 +2,7 @@ export {
   BuildFailedError,
   type BuildFailure,
   type BuildOptions,
+  BuildOutputError,
   type BuildResult,
   BuildSetupError,
   type BuiltBundle,
