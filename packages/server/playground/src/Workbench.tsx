@@ -197,9 +197,11 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
             <>
               {fields.length === 0 && tab === "form" ? (
                 <p className="pg-muted">
-                  {shown === undefined
-                    ? "Loading the schema…"
-                    : "No props in schema.json: edit them as JSON."}
+                  {shown !== undefined
+                    ? "No props in schema.json: edit them as JSON."
+                    : metadata === null
+                      ? "The schema is unavailable while the component does not build."
+                      : "Loading the schema…"}
                 </p>
               ) : null}
               <JsonEditor
