@@ -62,7 +62,10 @@ export interface LiveReload {
 export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {}): LiveReload {
   const serverId = randomUUID();
   const listeners = new Set<(event: LiveEvent) => void>();
-  /** name → the metadata JSON last seen (bundle hash and schema), for loaded components. */
+  /**
+   * name → what clients have of each loaded component: the metadata JSON last seen (bundle
+   * hash and schema), `hash:<hash>` when only the bundle was fetched, "" while it is broken.
+   */
   const seen = new Map<string, string>();
   /** name → the last error event, for loaded components that do not bundle now. */
   const broken = new Map<string, LiveErrorEvent>();
@@ -75,13 +78,10 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
     for (const listener of listeners) listener(event);
   };
 
-  const remember = async (name: string) => {
-    if (seen.has(name)) return;
-    try {
-      seen.set(name, JSON.stringify(await inner.getMetadata(name)));
-    } catch {
-      seen.set(name, ""); // loaded but broken: any later success is a change
-    }
+  // The bundle's hash is enough to notice a change; asking for its metadata here could
+  // build the bundle a second time (a build of just-written files is not cached).
+  const remember = (name: string, hash: string) => {
+    if (!seen.has(name)) seen.set(name, `${HASH_ONLY}${hash}`);
   };
 
   /** A component broken on its first request is tracked too, so that its fix is announced. */
@@ -99,7 +99,7 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
     async getBundle(name) {
       try {
         const bundle = await inner.getBundle(name);
-        void remember(name);
+        remember(name, bundle.hash);
         return bundle;
       } catch (error) {
         failed(name, error);
@@ -135,10 +135,11 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
         const metadata = await inner.getMetadata(name);
         const after = JSON.stringify(metadata);
         broken.delete(name);
-        if (after !== before) {
-          seen.set(name, after);
-          emit({ type: "change", name, hash: metadata.hash });
-        }
+        seen.set(name, after);
+        const changed = before.startsWith(HASH_ONLY)
+          ? metadata.hash !== before.slice(HASH_ONLY.length)
+          : after !== before;
+        if (changed) emit({ type: "change", name, hash: metadata.hash });
       } catch (error) {
         seen.set(name, "");
         const event = errorEvent(name, error);
@@ -230,6 +231,8 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
     },
   };
 }
+
+const HASH_ONLY = "hash:";
 
 function errorEvent(name: string, error: unknown): LiveErrorEvent {
   const kind = error instanceof SvcError ? error.kind : "InternalError";
