@@ -68,6 +68,7 @@ export {
 } from "./handlers.ts";
 export {
   createLiveReload,
+  type LiveErrorEvent,
   type LiveEvent,
   type LiveReload,
   type LiveReloadOptions,
