@@ -21,6 +21,7 @@ const groups: Record<string, Group | undefined> = {
   core: () => benchCore(),
   build: await optional("./build.ts", "benchBuild"),
   bridges: await optional("./bridges.ts", "benchBridges"),
+  load: await optional("./load.ts", "benchLoad"),
 };
 
 const only = process.argv.slice(2);
