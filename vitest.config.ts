@@ -1,11 +1,13 @@
 import { defineConfig } from "vitest/config";
 
+// Workspace packages export their TypeScript sources under the "source" condition, so tests
+// always run the current code without a build step — whether Vite transforms a module or
+// Node loads it as an external dependency.
+const conditions = ["source"];
+
 export default defineConfig({
-  resolve: {
-    // Workspace packages export their TypeScript sources under the "source" condition,
-    // so tests always run the current code without a build step.
-    conditions: ["source"],
-  },
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
     include: ["packages/*/src/**/*.test.{ts,tsx}", "examples/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
