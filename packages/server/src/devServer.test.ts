@@ -162,6 +162,7 @@ describe("GET /api/bundles/<name>.js", () => {
       },
     };
     const server = await serve(writeTree(baseTree), { bundler });
+    settleWrites(); // a build of just-written files is not cached (racy); this test is about sharing
     const bodies = await Promise.all(
       Array.from({ length: 50 }, () =>
         fetch(`${server.url}/api/bundles/card.js`).then((r) => r.text()),
