@@ -98,6 +98,19 @@ describe("BundleCache", () => {
     expect(text((await t.cache.get(t.get("card"))).code)).toContain("CCCC");
   });
 
+  it("checks inputs once per event-loop turn, so an edit shows from the next turn on", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites();
+    await t.cache.get(t.get("card"));
+    await new Promise((resolve) => setImmediate(resolve));
+    const checked = await t.cache.get(t.get("card")); // this turn's check: fresh
+    edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `turn ${s}`;\n");
+    // Requests of one turn are concurrent: the turn's check holds for all of them.
+    expect((await t.cache.get(t.get("card"))).hash).toBe(checked.hash);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("turn");
+  });
+
   it("shares one build among 50 concurrent cold requests", async () => {
     const t = setup(typicalComponent("card"));
     const results = await Promise.all(Array.from({ length: 50 }, () => t.cache.get(t.get("card"))));

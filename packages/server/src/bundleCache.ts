@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
 import type { Component } from "./componentRegistry.ts";
+import { currentTurn } from "./loopTurn.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
@@ -25,6 +26,8 @@ interface Entry extends CachedBundle {
   readonly dir: string;
   readonly entry: string;
   readonly inputs: InputStamp[];
+  /** The event-loop turn whose check found every input unchanged (see `loopTurn.ts`). */
+  checkedTurn: number;
 }
 
 export interface BundleCacheOptions {
@@ -43,8 +46,8 @@ export interface BundleCacheOptions {
 const RACY_WINDOW_NS = 50_000_000n;
 
 /**
- * The development bundle cache. A hit re-stats every file the bundle was built from and
- * rebuilds when any changed or vanished; concurrent requests for one component share one
+ * The development bundle cache. A hit re-stats every file the bundle was built from (once per
+ * turn of the event loop) and rebuilds when any changed or vanished; concurrent requests for one component share one
  * build; total size is bounded (LRU).
  */
 export class BundleCache {
@@ -72,7 +75,13 @@ export class BundleCache {
   /** The current bundle of `component`, built or rebuilt when needed. */
   async get(component: Component): Promise<CachedBundle> {
     const entry = this.#entries.get(component.name);
-    if (entry && entry.dir === component.dir && entry.entry === component.entry && isFresh(entry)) {
+    if (
+      entry &&
+      entry.dir === component.dir &&
+      entry.entry === component.entry &&
+      (entry.checkedTurn === currentTurn() || isFresh(entry))
+    ) {
+      entry.checkedTurn = currentTurn();
       this.#entries.delete(component.name);
       this.#entries.set(component.name, entry);
       return entry;
@@ -118,6 +127,7 @@ export class BundleCache {
       code: output.code,
       hash: output.hash,
       inputs: stamps ?? [],
+      checkedTurn: -1,
     };
     this.invalidate(component.name);
     const racy =

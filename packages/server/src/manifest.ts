@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { BundleError } from "./errors.ts";
 import { consoleLogger, type Logger } from "./logger.ts";
+import { currentTurn } from "./loopTurn.ts";
 import { isValidName } from "./names.ts";
 import { readFileInside } from "./staticFiles.ts";
 
@@ -152,6 +153,7 @@ export class PrebuiltBundles {
   #current: Generation;
   /** Stamp of a `manifest.json` found unusable, so it is reported once, not per request. */
   #refused: string | undefined;
+  #checkedTurn = -1;
 
   /** @param options.logger where a refused manifest is reported. Default: console. */
   constructor(buildDir: string, options: { logger?: Logger } = {}) {
@@ -223,8 +225,14 @@ export class PrebuiltBundles {
     return { code, hash: entry.hash };
   }
 
-  /** The current generation, re-read when `manifest.json` has been replaced or rewritten. */
+  /**
+   * The current generation, re-read when `manifest.json` has been replaced or rewritten.
+   * Checked at most once per turn of the event loop (see `loopTurn.ts`).
+   */
   #fresh(): Generation {
+    const turn = currentTurn();
+    if (this.#checkedTurn === turn) return this.#current;
+    this.#checkedTurn = turn;
     const stamp = stampOf(join(this.dir, MANIFEST_FILE));
     // While a new build is being swapped in, the file is briefly absent: keep what we have.
     if (stamp === undefined || stamp === this.#current.stamp || stamp === this.#refused) {
