@@ -1,4 +1,3 @@
-// biome-ignore-all lint/style/noRestrictedImports: a bridge is where framework code belongs.
 import type { FastifyPluginAsync } from "fastify";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import type { Handlers } from "../handlers.ts";

@@ -1,4 +1,3 @@
-// biome-ignore-all lint/style/noRestrictedImports: a bridge is where framework code belongs.
 import type { Hono } from "hono";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "../fetch.ts";

@@ -1,4 +1,3 @@
-// biome-ignore-all lint/style/noRestrictedImports: a bridge is where framework code belongs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConfigurableModuleCls } from "@nestjs/common";
 import type { ComponentRegistry } from "../componentRegistry.ts";
