@@ -115,6 +115,23 @@ describe("svc CLI", () => {
     expect(await svc.exited).toBe(0);
   });
 
+  it("serves the live-reload stream unless --no-live", async () => {
+    const project = writeTree({ "components/mine/index.tsx": "export default () => null;\n" });
+    for (const [args, status] of [
+      [[], 200],
+      [["--no-live"], 404],
+    ] as const) {
+      const svc = start(["serve", "--host", "127.0.0.1", "--port", "0", ...args], project);
+      const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
+      const controller = new AbortController();
+      const res = await fetch(`${url}/api/events`, { signal: controller.signal });
+      expect(res.status).toBe(status);
+      controller.abort();
+      svc.child.kill("SIGTERM");
+      expect(await svc.exited).toBe(0);
+    }
+  });
+
   it("prefers ./components when it exists", async () => {
     const project = writeTree({ "components/mine/index.tsx": "export default () => null;\n" });
     const svc = start(["serve", "--host", "127.0.0.1", "--port", "0"], project);

@@ -97,6 +97,7 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       corsOrigins,
       buildDir,
       staticMode: config.serve.static,
+      live: givenBoolean(argv, "live") ?? true,
       logger,
     });
   } catch (error) {
@@ -119,13 +120,13 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
   logger.info(`svc serving ${registry.size} components from ${from}`);
   if (buildDir !== undefined) {
     logger.info(
-      `  build:  ${buildDir}${config.serve.static ? " (static mode: the bundle endpoint answers 404)" : ""}`,
+      `  build:      ${buildDir}${config.serve.static ? " (static mode: the bundle endpoint answers 404)" : ""}`,
     );
   }
-  logger.info(`  api:    ${shown}/api/bundles`);
-  if (buildDir !== undefined) logger.info(`  static: ${shown}/static/svc/manifest.json`);
-  logger.info(`  loader: ${shown}/svc/loader.js`);
-  logger.info(`  index:  ${shown}/`);
+  logger.info(`  api:        ${shown}/api/bundles`);
+  if (buildDir !== undefined) logger.info(`  static:     ${shown}/static/svc/manifest.json`);
+  logger.info(`  loader:     ${shown}/svc/loader.js`);
+  logger.info(`  playground: ${shown}/`);
   const stop = (signal: string) => {
     logger.info(`svc: ${signal}, shutting down`);
     void server.close().then(async () => {
@@ -214,6 +215,7 @@ export function createCli() {
         "Serve pre-built bundles from this svc build output (and its files under /static/svc/); default: $SVC_BUILD_DIR",
       )
       .option("--static", "Static mode: the bundle endpoint answers 404; needs a build directory")
+      .option("--no-live", "Turn off live reload (the GET /api/events stream and the file watcher)")
       .example("svc serve --components-dir ./src/components --port 3001")
       .example("svc serve --build-dir dist/svc --static");
 
