@@ -1,3 +1,5 @@
+import { escapeHtml } from "@svc/server";
+
 /** Markup that is already safe to insert: only {@link html} and {@link trusted} make one. */
 export class SafeHtml {
   readonly #markup: string;
@@ -9,17 +11,7 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
-}
+export { escapeHtml };
 
 /**
  * A template tag that escapes every interpolated value (for element content and quoted
