@@ -3,11 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { init, parse } from "es-module-lexer";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Bundler, EXTERNALS, esbuildBundler } from "./bundler.ts";
+import { EXTERNALS } from "./bundler.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
 import type { STATUS_BY_KIND } from "./errors.ts";
 import { silentLogger } from "./logger.ts";
-import { rawRequest, settleWrites, typicalComponent, writeTree } from "./test/fixtures.ts";
+import {
+  countingBundler,
+  rawRequest,
+  settleWrites,
+  typicalComponent,
+  writeTree,
+} from "./test/fixtures.ts";
 
 const servers: DevServer[] = [];
 afterEach(async () => {
@@ -154,13 +160,7 @@ describe("GET /api/bundles/<name>.js", () => {
   });
 
   it("runs esbuild once for 50 concurrent requests to a cold component, all getting the same bytes", async () => {
-    let builds = 0;
-    const bundler: Bundler = {
-      bundle: (c, o) => {
-        builds++;
-        return esbuildBundler.bundle(c, o);
-      },
-    };
+    const bundler = countingBundler();
     const server = await serve(writeTree(baseTree), { bundler });
     settleWrites(); // a build of just-written files is not cached (racy); this test is about sharing
     const bodies = await Promise.all(
@@ -168,20 +168,14 @@ describe("GET /api/bundles/<name>.js", () => {
         fetch(`${server.url}/api/bundles/card.js`).then((r) => r.text()),
       ),
     );
-    expect(builds).toBe(1);
+    expect(bundler.builds).toBe(1);
     expect(new Set(bodies).size).toBe(1);
   });
 });
 
 describe("GET /api/bundles/<name>/metadata", () => {
   it("answers the metadata record with the bundle's hash, no-cache and ETag/304", async () => {
-    let builds = 0;
-    const bundler: Bundler = {
-      bundle: (c, o) => {
-        builds++;
-        return esbuildBundler.bundle(c, o);
-      },
-    };
+    const bundler = countingBundler();
     const server = await serve(writeTree(baseTree), { bundler });
     settleWrites();
     const bundle = await fetch(`${server.url}/api/bundles/card.js`);
@@ -197,7 +191,7 @@ describe("GET /api/bundles/<name>/metadata", () => {
       properties: { who: { type: "string", default: "world" } },
       hash: bundle.headers.get("etag")?.slice(1, -1),
     });
-    expect(builds).toBe(1);
+    expect(bundler.builds).toBe(1);
     const again = await fetch(`${server.url}/api/bundles/card/metadata`, {
       headers: { "if-none-match": res.headers.get("etag") ?? "" },
     });

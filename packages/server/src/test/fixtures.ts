@@ -1,9 +1,11 @@
 /** Test helpers: component trees in temp dirs, raw HTTP requests. Not part of the package. */
+
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, onTestFinished, vi } from "vitest";
+import { type Bundler, esbuildBundler } from "../bundler.ts";
 
 const created: string[] = [];
 afterAll(() => {
@@ -94,4 +96,18 @@ export function rawRequest(
     req.on("error", reject);
     req.end();
   });
+}
+
+/** The real esbuild bundler, counting how often it is asked to build. */
+export function countingBundler(): Bundler & { readonly builds: number } {
+  let builds = 0;
+  return {
+    get builds() {
+      return builds;
+    },
+    bundle(component, options) {
+      builds++;
+      return esbuildBundler.bundle(component, options);
+    },
+  };
 }
