@@ -30,6 +30,12 @@ interface Entry extends CachedBundle {
   checkedTurn: number;
 }
 
+/** A finished build, and whether any input changed while it ran (then it is not cached). */
+interface Built {
+  entry: Entry;
+  racy: boolean;
+}
+
 export interface BundleCacheOptions {
   /** Upper bound on the bytes of cached bundles; least recently used go first. Default: 256 MiB. */
   maxBytes?: number;
@@ -47,8 +53,9 @@ const RACY_WINDOW_NS = 50_000_000n;
 
 /**
  * The development bundle cache. A hit re-stats every file the bundle was built from (once per
- * turn of the event loop) and rebuilds when any changed or vanished; concurrent requests for one component share one
- * build; total size is bounded (LRU).
+ * turn of the event loop) and rebuilds when any changed or vanished; concurrent requests for
+ * one component share one build (unless its inputs changed while it ran); total size is
+ * bounded (LRU).
  */
 export class BundleCache {
   readonly #bundler: Bundler;
@@ -56,7 +63,7 @@ export class BundleCache {
   readonly #bundleOptions: BundleOptions;
   /** Insertion order is recency order: a hit moves the entry to the end. */
   readonly #entries = new Map<string, Entry>();
-  readonly #inflight = new Map<string, Promise<Entry>>();
+  readonly #inflight = new Map<string, Promise<Built>>();
   #bytes = 0;
   /** How many builds were started; exposed for tests and diagnostics. */
   builds = 0;
@@ -74,6 +81,24 @@ export class BundleCache {
 
   /** The current bundle of `component`, built or rebuilt when needed. */
   async get(component: Component): Promise<CachedBundle> {
+    const hit = this.#hit(component);
+    if (hit !== undefined) return hit;
+    const pending = this.#inflight.get(component.name);
+    if (pending === undefined) return (await this.#start(component)).entry;
+    // That build started before this request arrived, so it may have read files changed
+    // since: its answer is this request's too only if it succeeded and no input changed.
+    const shared = await pending.then(
+      (built) => (built.racy ? undefined : built.entry),
+      () => undefined,
+    );
+    if (shared !== undefined) return shared;
+    // Whatever was built or started since read the files after this request arrived.
+    const since = this.#hit(component);
+    if (since !== undefined) return since;
+    return (await (this.#inflight.get(component.name) ?? this.#start(component))).entry;
+  }
+
+  #hit(component: Component): Entry | undefined {
     const entry = this.#entries.get(component.name);
     if (
       entry &&
@@ -86,8 +111,10 @@ export class BundleCache {
       this.#entries.set(component.name, entry);
       return entry;
     }
-    const pending = this.#inflight.get(component.name);
-    if (pending) return pending;
+    return undefined;
+  }
+
+  #start(component: Component): Promise<Built> {
     const build = this.#build(component).finally(() => {
       this.#inflight.delete(component.name);
     });
@@ -109,7 +136,7 @@ export class BundleCache {
     }
   }
 
-  async #build(component: Component): Promise<Entry> {
+  async #build(component: Component): Promise<Built> {
     this.builds++;
     const startedNs = nowNs();
     let output: BundleOutput;
@@ -137,7 +164,7 @@ export class BundleCache {
       this.#bytes += entry.code.byteLength;
       this.#evict();
     }
-    return entry;
+    return { entry, racy };
   }
 
   #evict(): void {
