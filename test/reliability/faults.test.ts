@@ -72,7 +72,7 @@ function card(label: string): Record<string, string> {
 interface Hooks {
   /** Runs once, just before esbuild reads the component's files. */
   before?: () => void | Promise<void>;
-  /** Runs once, just after esbuild has read them (before the cache stamps them). */
+  /** Runs once, just after esbuild has read them (before the cache stamps them), or failed. */
   after?: () => void | Promise<void>;
 }
 
@@ -83,6 +83,8 @@ interface Setup {
   hooks: Hooks;
   logger: ReturnType<typeof recordingLogger>;
   get(path: string): Promise<RawAnswer>;
+  /** Resolves once the handler set has been asked for a bundle `count` more times. */
+  bundleCalls(count: number): Promise<void>;
 }
 
 const servers: Running[] = [];
@@ -100,11 +102,13 @@ async function setup(files: Record<string, string>): Promise<Setup> {
       const before = hooks.before;
       hooks.before = undefined;
       await before?.();
-      const output = await esbuildBundler.bundle(component, options);
-      const after = hooks.after;
-      hooks.after = undefined;
-      await after?.();
-      return output;
+      try {
+        return await esbuildBundler.bundle(component, options);
+      } finally {
+        const after = hooks.after;
+        hooks.after = undefined;
+        await after?.();
+      }
     },
   };
   const logger = recordingLogger();
@@ -112,6 +116,17 @@ async function setup(files: Record<string, string>): Promise<Setup> {
     bundler,
     logger,
   });
+  // Counts calls into the handler set: a request has joined whatever build is under way by
+  // the time getBundle returns its promise (the cache is consulted synchronously).
+  let calls = 0;
+  const waiting: { at: number; resolve: () => void }[] = [];
+  const getBundle = handlers.getBundle;
+  handlers.getBundle = (name) => {
+    const result = getBundle(name);
+    calls++;
+    for (const w of waiting.filter((w) => w.at <= calls)) w.resolve();
+    return result;
+  };
   const server = await nodeDriver.start({ source: handlers, options: {}, prefix: "/api" });
   servers.push(server);
   return {
@@ -121,6 +136,10 @@ async function setup(files: Record<string, string>): Promise<Setup> {
     hooks,
     logger,
     get: (path) => sendRaw(server.url, `/api${path}`),
+    bundleCalls: (count) =>
+      new Promise((resolve) => {
+        waiting.push({ at: calls + count, resolve });
+      }),
   };
 }
 
@@ -210,6 +229,60 @@ describe("files changing while a component is bundled", () => {
     expectBundle(await t.get("/bundles/card.js"), "AAAA");
     expectBundle(await t.get("/bundles/card.js"), "BBBB");
     expectBundle(await t.get("/bundles/card.js"), "BBBB");
+  });
+
+  it("a request sent after an edit settled never gets the bundle of a build that read the files before it", async () => {
+    const t = await setup(card("first"));
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = () => {};
+    const readFiles = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    t.hooks.after = () => {
+      entered();
+      return gate;
+    };
+    const early = t.get("/bundles/card.js"); // its build reads "first", then waits
+    await readFiles;
+    writeFileSync(join(t.root, "card/label.ts.new"), 'export const label = "second";\n');
+    renameSync(join(t.root, "card/label.ts.new"), join(t.root, "card/label.ts")); // settled
+    const joined = t.bundleCalls(1);
+    const late = t.get("/bundles/card.js");
+    await joined; // the late request is waiting on the build under way
+    release();
+    expectBundle(await early, "first"); // read before the edit: right for its request
+    expectBundle(await late, "second");
+  });
+
+  it("a request sent after a fix settled never gets the error of a build that read the broken file", async () => {
+    const t = await setup(card("first"));
+    const file = join(t.root, "card/label.ts");
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = () => {};
+    const failed = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    t.hooks.before = () => writeFileSync(file, "export const label = ;\n");
+    t.hooks.after = () => {
+      entered();
+      return gate;
+    };
+    const early = t.get("/bundles/card.js");
+    await failed;
+    writeFileSync(`${file}.new`, 'export const label = "fixed";\n');
+    renameSync(`${file}.new`, file);
+    const joined = t.bundleCalls(1);
+    const late = t.get("/bundles/card.js");
+    await joined;
+    release();
+    expectError(await early, 500, "BundleError");
+    expectBundle(await late, "fixed");
   });
 
   it("files rewritten continuously while requests arrive: every answer is a whole version or a clean error, the last one wins", async () => {
