@@ -191,6 +191,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       Date.now() < hardEnd && (Date.now() < minEnd || requests < (options.minRequests ?? 0));
     let changing = true;
 
+    /** The components most requests go to; edited and broken, never removed. */
+    const hot = [...tracked.keys()].slice(0, 30);
+
     // —— the changes ——
     const changer = (async () => {
       let added = 0;
@@ -214,7 +217,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           placeComponent(name, epoch);
           fresh.settled = epoch;
           changes.add++;
-        } else if (roll < 0.1 && existing.length > count / 2) {
+        } else if (roll < 0.1 && existing.length > count / 2 && !hot.includes(t.name)) {
           const epoch = begin(t, { exists: false, broken: false });
           const trash = join(staging, `trash-${t.name}-${epoch}`);
           renameSync(join(dir, t.name), trash);
@@ -236,10 +239,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     })();
 
     // —— the requests ——
-    const hot = [...tracked.keys()].slice(0, 30);
     async function one(): Promise<void> {
-      const names = [...tracked.keys()];
-      const name = Math.random() < 0.7 ? (pick(hot) as string) : (pick(names) as string);
+      // 70% a hot set, 25% any existing component, 5% any name ever used (removed ones too).
+      const all = [...tracked.values()];
+      const which = Math.random();
+      const name =
+        which < 0.7
+          ? (pick(hot) as string)
+          : ((which < 0.95 ? pick(all.filter((o) => o.history[o.settled]?.exists)) : pick(all))
+              ?.name ?? (pick(hot) as string));
       const t = tracked.get(name) as Tracked;
       const roll = Math.random();
       const kind =
