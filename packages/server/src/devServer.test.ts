@@ -87,6 +87,7 @@ describe("GET /api/bundles/<name>.js", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/javascript; charset=utf-8");
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const body = await res.text();
     await init;
     const [imports, exports] = parse(body);

@@ -104,6 +104,8 @@ export function createRequestHandler(
       response = json(status, body, { "cache-control": "no-store" });
     }
     Object.assign(response.headers, corsHeaders);
+    // Bundles and JSON must never be sniffed into another type (e.g. HTML) by a browser.
+    response.headers["x-content-type-options"] = "nosniff";
     if (request.method === "HEAD") response.body = null;
     return response;
   };
