@@ -1,13 +1,11 @@
 /** Benchmarks of the server core (issue 2): cold bundle, warm throughput, edit → new code. */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ComponentRegistry, createHandlers, EXTERNALS, silentLogger } from "@svc/server";
 import autocannon from "autocannon";
 import * as esbuild from "esbuild";
-import { median, type Row, timeMs } from "./lib.ts";
+import { median, type Row, type ServerProcess, startServerProcess, timeMs } from "./lib.ts";
 
 /** A typical three-file component: barrel index, implementation, helper. */
 export function writeTypicalComponent(root: string, name = "card"): string {
@@ -86,31 +84,8 @@ async function coldBundle(root: string): Promise<Row> {
   };
 }
 
-async function startWarmServer(
-  mode: "svc" | "bare",
-  root: string,
-): Promise<{ port: number; stop: () => Promise<void> }> {
-  const script = fileURLToPath(new URL("./servers/warm.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--conditions=source", script, mode, root, "card"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-      const match = /PORT=(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`warm server exited with ${code}`)));
-  });
-  return {
-    port,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+function startWarmServer(mode: "svc" | "bare", root: string): Promise<ServerProcess> {
+  return startServerProcess("warm.ts", [mode, root, "card"]);
 }
 
 async function requestsPerSecond(url: string, seconds: number): Promise<number> {

@@ -1,5 +1,7 @@
 /** Shared helpers for `npm run bench`: rows, medians, the printed table. */
+import { spawn } from "node:child_process";
 import { cpus, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
 
 export interface Row {
   name: string;
@@ -51,4 +53,44 @@ export function table(rows: readonly Row[]): string {
     );
   }
   return lines.join("\n");
+}
+
+/** A benchmark server running in a process of its own. */
+export interface ServerProcess {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `bench/servers/<script>` with `args` (Node, sources of the workspace packages) and
+ * resolves once it prints `PORT=<n>`.
+ */
+export async function startServerProcess(
+  script: string,
+  args: readonly string[],
+): Promise<ServerProcess> {
+  const path = fileURLToPath(new URL(`./servers/${script}`, import.meta.url));
+  const child = spawn(process.execPath, ["--conditions=source", path, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+      const match = /PORT=(\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) =>
+      reject(new Error(`${script} ${args.join(" ")} exited with ${code}`)),
+    );
+  });
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners("exit");
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
 }

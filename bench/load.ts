@@ -5,14 +5,12 @@
  * runs in this one, on the same machine. Any error, timeout or non-2xx answer fails the
  * benchmark. `npm run bench -- load` (`SVC_LOAD_SECONDS`, `SVC_LOAD_CONNECTIONS` to change).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { writeTypicalComponent } from "./core.ts";
-import type { Row } from "./lib.ts";
+import { type Row, type ServerProcess, startServerProcess } from "./lib.ts";
 
 type Mode = "bare" | "node" | "fastify";
 
@@ -24,29 +22,8 @@ interface Measured {
   requests: number;
 }
 
-async function startServer(mode: Mode, root: string) {
-  const script = fileURLToPath(new URL("./servers/load.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--conditions=source", script, mode, root, "card"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-      const match = /PORT=(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`load server (${mode}) exited with ${code}`)));
-  });
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners("exit");
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+function startServer(mode: Mode, root: string): Promise<ServerProcess> {
+  return startServerProcess("load.ts", [mode, root, "card"]);
 }
 
 async function measure(url: string, connections: number, seconds: number): Promise<Measured> {
