@@ -17,9 +17,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { snapshot } from "../../packages/server/src/test/fixtures.ts";
 
 const SVC = fileURLToPath(new URL("../../packages/server/src/svc.ts", import.meta.url));
 
@@ -90,16 +91,6 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; stderr
     });
     child.on("exit", (code) => resolve({ code, stderr }));
   });
-}
-
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files[relative(dir, path)] = readFileSync(path).toString("base64");
-  }
-  return files;
 }
 
 /** A project with a previous build in `<parent>/svc`; returns the project dir and the output. */

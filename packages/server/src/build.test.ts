@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { init, parse } from "es-module-lexer";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,8 +23,7 @@ import { BuildFailedError, BuildSetupError, build, formatBuildReport } from "./b
 import { EXTERNALS, esbuildBundler } from "./bundler.ts";
 import { ComponentRegistry } from "./componentRegistry.ts";
 import { silentLogger } from "./logger.ts";
-import { type Manifest, parseManifest } from "./manifest.ts";
-import { typicalComponent, writeTree } from "./test/fixtures.ts";
+import { readManifestOf, snapshot, typicalComponent, writeTree } from "./test/fixtures.ts";
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -40,21 +39,6 @@ function outputPath(): string {
 
 function registryOf(dir: string, prefix?: string): ComponentRegistry {
   return new ComponentRegistry(dir, { prefix, logger: silentLogger });
-}
-
-/** Every file below `dir`, path → bytes (as base64, so snapshots compare byte for byte). */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files[relative(dir, path)] = readFileSync(path).toString("base64");
-  }
-  return files;
-}
-
-function readManifestOf(outDir: string): Manifest {
-  return parseManifest(readFileSync(join(outDir, "manifest.json"), "utf8"));
 }
 
 /** Directories beside `outDir` left by builds (`out.tmp-…`, `out.old-…`). */

@@ -1,60 +1,23 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { build } from "./build.ts";
 import { ComponentRegistry } from "./componentRegistry.ts";
 import { silentLogger } from "./logger.ts";
-import { type Manifest, parseManifest } from "./manifest.ts";
-import { typicalComponent, writeTree } from "./test/fixtures.ts";
+import {
+  readManifestOf,
+  runSvc,
+  snapshot,
+  startSvc,
+  typicalComponent,
+  writeTree,
+} from "./test/fixtures.ts";
 
-const SVC = fileURLToPath(new URL("./svc.ts", import.meta.url));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-
-function start(args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
-  const child = spawn(process.execPath, ["--conditions=source", SVC, ...args], {
-    cwd,
-    env: { ...process.env, SVC_BUILD_DIR: undefined, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    stdout += d;
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
-
-async function run(args: string[], cwd: string, env?: Record<string, string | undefined>) {
-  const svc = start(args, cwd, env);
-  const { code } = await svc.exited;
-  return { code, ...svc.output() };
-}
-
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files[relative(dir, path)] = readFileSync(path).toString("base64");
-  }
-  return files;
-}
-
-function manifestOf(outDir: string): Manifest {
-  return parseManifest(readFileSync(join(outDir, "manifest.json"), "utf8"));
-}
+const start = (args: string[], cwd: string, env?: Record<string, string | undefined>) =>
+  startSvc(args, { cwd, env });
+const run = (args: string[], cwd: string, env?: Record<string, string | undefined>) =>
+  runSvc(args, { cwd, env });
+const manifestOf = readManifestOf;
 
 const project = {
   ...typicalComponent("components/card"),

@@ -1,55 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { writeTree } from "./test/fixtures.ts";
+import { describe, expect, it } from "vitest";
+import { runSvc, startSvc, writeTree } from "./test/fixtures.ts";
 
-const SVC = fileURLToPath(new URL("./svc.ts", import.meta.url));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-
-function start(args: string[], cwd?: string) {
-  const child = spawn(process.execPath, ["--conditions=source", SVC, ...args], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    stdout += d;
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const output = () => ({ stdout, stderr });
-  /** Resolves when stdout matches `pattern`. */
-  const waitFor = (pattern: RegExp) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const check = () => {
-        const match = stdout.match(pattern);
-        if (match) {
-          child.stdout?.off("data", check);
-          resolve(match);
-        }
-      };
-      child.stdout?.on("data", check);
-      child.on("exit", () =>
-        reject(new Error(`svc exited before printing ${pattern}: ${stdout}${stderr}`)),
-      );
-      check();
-    });
-  return { child, exited, output, waitFor };
-}
-
-async function run(args: string[], cwd?: string) {
-  const svc = start(args, cwd);
-  const code = await svc.exited;
-  return { code, ...svc.output() };
-}
+const start = (args: string[], cwd?: string) => startSvc(args, { cwd });
+const run = (args: string[], cwd?: string) => runSvc(args, { cwd });
 
 function busyPort(): Promise<{ port: number; close: () => void }> {
   return new Promise((resolve) => {
@@ -112,7 +66,7 @@ describe("svc CLI", () => {
     expect(names).toEqual(["carousel", "counter", "crasher", "greeting", "image"]);
     await svc.waitFor(/GET \/api\/bundles 200 \d+(\.\d+)?ms/);
     svc.child.kill("SIGTERM");
-    expect(await svc.exited).toBe(0);
+    expect((await svc.exited).code).toBe(0);
   });
 
   it("serves the live-reload stream unless --no-live", async () => {
@@ -128,7 +82,7 @@ describe("svc CLI", () => {
       expect(res.status).toBe(status);
       controller.abort();
       svc.child.kill("SIGTERM");
-      expect(await svc.exited).toBe(0);
+      expect((await svc.exited).code).toBe(0);
     }
   });
 
@@ -138,6 +92,6 @@ describe("svc CLI", () => {
     const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
     expect(await (await fetch(`${url}/api/bundles`)).json()).toEqual([{ name: "mine" }]);
     svc.child.kill("SIGINT");
-    expect(await svc.exited).toBe(0);
+    expect((await svc.exited).code).toBe(0);
   });
 });

@@ -1,11 +1,22 @@
 /** Test helpers: component trees in temp dirs, raw HTTP requests. Not part of the package. */
 
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, onTestFinished, vi } from "vitest";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, onTestFinished, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundler.ts";
+import { type Manifest, parseManifest } from "../manifest.ts";
 
 const created: string[] = [];
 afterAll(() => {
@@ -110,4 +121,81 @@ export function countingBundler(): Bundler & { readonly builds: number } {
       return esbuildBundler.bundle(component, options);
     },
   };
+}
+
+/** Every file below `dir`, path → bytes (as base64, so snapshots compare byte for byte). */
+export function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files[relative(dir, path)] = readFileSync(path).toString("base64");
+  }
+  return files;
+}
+
+/** The parsed `manifest.json` of a build directory. */
+export function readManifestOf(outDir: string): Manifest {
+  return parseManifest(readFileSync(join(outDir, "manifest.json"), "utf8"));
+}
+
+const SVC = fileURLToPath(new URL("../svc.ts", import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+/**
+ * Runs the `svc` command from source in a child process (killed after the test), with
+ * `SVC_BUILD_DIR` unset unless `env` sets it.
+ */
+export function startSvc(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+) {
+  const child = spawn(process.execPath, ["--conditions=source", SVC, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, SVC_BUILD_DIR: undefined, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const output = () => ({ stdout, stderr });
+  /** Resolves when stdout matches `pattern`. */
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = stdout.match(pattern);
+        if (match) {
+          child.stdout?.off("data", check);
+          resolve(match);
+        }
+      };
+      child.stdout?.on("data", check);
+      child.on("exit", () =>
+        reject(new Error(`svc exited before printing ${pattern}: ${stdout}${stderr}`)),
+      );
+      check();
+    });
+  return { child, exited, output, waitFor };
+}
+
+/** Runs `svc` to completion: exit code and output. */
+export async function runSvc(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+) {
+  const svc = startSvc(args, options);
+  const { code } = await svc.exited;
+  return { code, ...svc.output() };
 }
