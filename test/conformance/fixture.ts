@@ -2,10 +2,11 @@
  * The components, loader script and build directory every conformance run serves, written
  * once per test file into a temp dir (removed after the file's tests).
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll } from "vitest";
+import { writeTree } from "../../packages/server/src/test/fixtures.ts";
 import { ComponentRegistry, contentHash, fileSafeName, silentLogger } from "./svc.ts";
 
 export interface Prebuilt {
@@ -60,8 +61,8 @@ export function createFixture(): Fixture {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const appDir = join(root, "components");
   const uiDir = join(root, "ui-components");
-  writeTree(appDir, COMPONENTS);
-  writeTree(uiDir, UI_COMPONENTS);
+  writeTree(COMPONENTS, appDir);
+  writeTree(UI_COMPONENTS, uiDir);
 
   const loaderScript = join(root, "loader.js");
   const loaderCode = Buffer.from("/* svc loader (fixture) */\nwindow.svcLoaded = true;\n");
@@ -75,14 +76,17 @@ export function createFixture(): Fixture {
     const file = `bundles/${fileSafeName(name)}.${hash}.js`;
     prebuilt[name] = { file, hash, code };
   }
-  writeTree(buildDir, {
-    "manifest.json": JSON.stringify(
-      Object.fromEntries(
-        Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+  writeTree(
+    {
+      "manifest.json": JSON.stringify(
+        Object.fromEntries(
+          Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+        ),
       ),
-    ),
-    ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),
-  });
+      ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),
+    },
+    buildDir,
+  );
 
   return {
     appDir,
@@ -97,15 +101,4 @@ export function createFixture(): Fixture {
       return registry;
     },
   };
-}
-
-/** Writes files with times in the past, so first builds are cached at once (not "racy"). */
-function writeTree(dir: string, files: Record<string, string>): void {
-  const past = new Date(Date.now() - 60_000);
-  for (const [path, content] of Object.entries(files)) {
-    const file = join(dir, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, content);
-    utimesSync(file, past, past);
-  }
 }

@@ -7,20 +7,12 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { snapshot } from "../../packages/server/src/test/fixtures.ts";
+import { snapshot, writeTree } from "../../packages/server/src/test/fixtures.ts";
 
 const SVC = fileURLToPath(new URL("../../packages/server/src/svc.ts", import.meta.url));
 
@@ -57,16 +49,6 @@ afterEach(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function writeFiles(dir: string, files: Record<string, string>): void {
-  const past = new Date(Date.now() - 60_000);
-  for (const [path, content] of Object.entries(files)) {
-    const file = join(dir, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, content);
-    utimesSync(file, past, past);
-  }
-}
-
 const COMPONENTS = {
   "components/card/index.tsx": 'export default () => "card";\n',
   "components/button/index.tsx": 'export default () => "button";\n',
@@ -96,7 +78,7 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; stderr
 /** A project with a previous build in `<parent>/svc`; returns the project dir and the output. */
 async function projectWithBuild(parent: string): Promise<{ cwd: string; out: string }> {
   const cwd = mkdtempSync(join(root, "project-"));
-  writeFiles(cwd, COMPONENTS);
+  writeTree(COMPONENTS, cwd);
   const out = join(parent, "svc");
   const first = await run(["build", "--output", out], cwd);
   expect(first, first.stderr).toMatchObject({ code: 0 });
@@ -129,7 +111,7 @@ describe("svc build on a full disk", () => {
       const used = () => execFileSync("df", ["--output=used", disk]).toString();
       const usedBefore = used();
 
-      writeFiles(cwd, heavy(1.5 * 1024 * 1024)); // more than the whole disk
+      writeTree(heavy(1.5 * 1024 * 1024), cwd); // more than the whole disk
       const result = await run(["build", "--output", out], cwd);
       expectCleanFailure(result, /no space left on device/i);
       expect(snapshot(out)).toEqual(before);
@@ -137,7 +119,7 @@ describe("svc build on a full disk", () => {
       expect(used()).toBe(usedBefore);
 
       // Once the component fits again, the next build succeeds on the same disk.
-      writeFiles(cwd, heavy(200 * 1024));
+      writeTree(heavy(200 * 1024), cwd);
       const next = await run(["build", "--output", out], cwd);
       expect(next.code, next.stderr).toBe(0);
       expect(Object.keys(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")))).toEqual([
@@ -160,7 +142,7 @@ describe("svc build into an unwritable place", () => {
       const before = snapshot(out);
       execFileSync("chattr", ["+i", parent]);
       undo.push(() => execFileSync("chattr", ["-i", parent]));
-      writeFiles(cwd, { "components/card/index.tsx": 'export default () => "card v2";\n' });
+      writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
       const result = await run(["build", "--output", out], cwd);
       expectCleanFailure(result, /operation not permitted/i);
       expect(snapshot(out)).toEqual(before);
@@ -176,7 +158,7 @@ describe("svc build into an unwritable place", () => {
       const before = snapshot(out);
       execFileSync("chattr", ["+i", out]);
       undo.push(() => execFileSync("chattr", ["-i", out]));
-      writeFiles(cwd, { "components/card/index.tsx": 'export default () => "card v2";\n' });
+      writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
       const result = await run(["build", "--output", out], cwd);
       expectCleanFailure(result, /operation not permitted/i);
       expect(snapshot(out)).toEqual(before);
@@ -191,7 +173,7 @@ describe("svc build into an unwritable place", () => {
     execFileSync("mount", ["--bind", parent, parent]);
     undo.push(() => execFileSync("umount", ["-l", parent]));
     execFileSync("mount", ["-o", "remount,ro,bind", parent]);
-    writeFiles(cwd, { "components/card/index.tsx": 'export default () => "card v2";\n' });
+    writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
     const result = await run(["build", "--output", out], cwd);
     expectCleanFailure(result, /read-only file system/i);
     expect(snapshot(out)).toEqual(before);
