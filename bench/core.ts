@@ -84,8 +84,9 @@ async function coldBundle(root: string): Promise<Row> {
   };
 }
 
+/** svc's node handler (`"svc"`) or bare node:http sending the same bytes, in a process of its own. */
 function startWarmServer(mode: "svc" | "bare", root: string): Promise<ServerProcess> {
-  return startServerProcess("warm.ts", [mode, root, "card"]);
+  return startServerProcess("load.ts", [mode === "svc" ? "node" : "bare", root, "card"]);
 }
 
 async function requestsPerSecond(url: string, seconds: number): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * A server for the load benchmark, run in its own process:
+ * A server for the warm-throughput and load benchmarks, run in its own process:
  * `node --conditions=source bench/servers/load.ts <node|fastify|bare> <componentsDir> <name>`.
  * "node" mounts svc's node handler at /api, "fastify" mounts the Fastify bridge at /api, and
  * "bare" sends the very same bytes and headers from a plain node:http handler (the baseline).
