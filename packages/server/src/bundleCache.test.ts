@@ -37,6 +37,19 @@ describe("BundleCache", () => {
     expect(t.builds()).toBe(1);
   });
 
+  it("peeks a warm bundle synchronously, and never a stale one", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites();
+    expect(t.cache.peek(t.get("card"))).toBeUndefined();
+    const built = await t.cache.get(t.get("card"));
+    expect(t.cache.peek(t.get("card"))).toBe(built);
+    edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `edited ${s}`;\n");
+    await new Promise((resolve) => setImmediate(resolve)); // inputs are checked once a turn
+    expect(t.cache.peek(t.get("card"))).toBeUndefined();
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("edited");
+    expect(t.builds()).toBe(2);
+  });
+
   it("rebuilds after an edit to a sibling implementation file", async () => {
     const t = setup(typicalComponent("card"));
     const before = await t.cache.get(t.get("card"));

@@ -79,6 +79,14 @@ export class BundleCache {
     return this.#bytes;
   }
 
+  /**
+   * The current bundle of `component` when it is cached and its inputs are unchanged, else
+   * undefined: the synchronous fast path of {@link get}, with the same freshness check.
+   */
+  peek(component: Component): CachedBundle | undefined {
+    return this.#hit(component);
+  }
+
   /** The current bundle of `component`, built or rebuilt when needed. */
   async get(component: Component): Promise<CachedBundle> {
     const hit = this.#hit(component);
@@ -100,18 +108,17 @@ export class BundleCache {
 
   #hit(component: Component): Entry | undefined {
     const entry = this.#entries.get(component.name);
-    if (
-      entry &&
-      entry.dir === component.dir &&
-      entry.entry === component.entry &&
-      (entry.checkedTurn === currentTurn() || isFresh(entry))
-    ) {
-      entry.checkedTurn = currentTurn();
-      this.#entries.delete(component.name);
-      this.#entries.set(component.name, entry);
-      return entry;
+    if (entry === undefined || entry.dir !== component.dir || entry.entry !== component.entry) {
+      return undefined;
     }
-    return undefined;
+    const turn = currentTurn();
+    if (entry.checkedTurn === turn) return entry;
+    if (!isFresh(entry)) return undefined;
+    entry.checkedTurn = turn;
+    // Recency is kept to the turn: the first hit of a turn makes the entry the most recent.
+    this.#entries.delete(component.name);
+    this.#entries.set(component.name, entry);
+    return entry;
   }
 
   #start(component: Component): Promise<Built> {

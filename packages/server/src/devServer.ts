@@ -101,10 +101,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       }
       live.serveEvents(req, res);
     } else if (below !== undefined) {
-      void answerNode(api, req, res, below);
+      answerNode(api, req, res, below);
     } else if (url.startsWith(STATIC_PREFIX)) {
       // The core's `/static/` route: the same headers, 304s and errors as every bridge.
-      void answerNode(api, req, res, `/static/${url.slice(STATIC_PREFIX.length)}`);
+      answerNode(api, req, res, `/static/${url.slice(STATIC_PREFIX.length)}`);
     } else if (url === "/svc/loader.js" || url.startsWith("/svc/loader.js?")) {
       void serveLoader(req, res, loaderScriptPath);
     } else if (url === "/svc/loader.dev.js" || url.startsWith("/svc/loader.dev.js?")) {

@@ -28,7 +28,8 @@ export function createFetchHandler(
     if (below === undefined) {
       return Response.json({ error: "NotFound", message: "Not found." }, { status: 404 });
     }
-    return toWebResponse(await handle(fromWebRequest(request, below)));
+    const response = handle(fromWebRequest(request, below));
+    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   };
 }
 

@@ -66,6 +66,13 @@ export interface BundleResult {
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
   getBundle(name: string): Promise<BundleResult>;
+  /**
+   * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
+   * cached and unchanged on disk, or read from the build directory already); undefined
+   * otherwise, also for names `getBundle` would reject. Transports answer warm bundles
+   * through it without a promise; a handler set without it is always asked `getBundle`.
+   */
+  peekBundle?(name: string): BundleResult | undefined;
   getMetadata(name: string): Promise<ComponentMetadata>;
   /**
    * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
@@ -136,11 +143,16 @@ export function createHandlers(
       checkName(name);
       if (staticMode) throw new StaticModeError(name);
       const fromBuild = prebuilt?.read(name);
-      if (fromBuild !== undefined) {
-        const { code, hash } = await fromBuild;
-        return { name, code, hash };
-      }
+      if (fromBuild !== undefined) return fromBuild;
       return liveBundle(name);
+    },
+    peekBundle(name) {
+      if (staticMode || !isValidName(name)) return undefined;
+      if (prebuilt?.entry(name) !== undefined) {
+        return prebuilt.peek(name);
+      }
+      const component = registry.get(name);
+      return component === undefined ? undefined : cache.peek(component);
     },
     async getMetadata(name) {
       checkName(name);

@@ -130,6 +130,7 @@ export function resolveBuildDir(
 
 /** One bundle read from a build directory. */
 export interface PrebuiltBundle {
+  name: string;
   code: Uint8Array;
   hash: string;
 }
@@ -139,6 +140,8 @@ interface Generation {
   manifest: Manifest;
   /** Bundles read so far (or being read), by component name. */
   bundles: Map<string, Promise<PrebuiltBundle>>;
+  /** Bundles read and checked, by component name: what {@link PrebuiltBundles.peek} answers. */
+  ready: Map<string, PrebuiltBundle>;
 }
 
 /**
@@ -154,10 +157,12 @@ export class PrebuiltBundles {
   /** Stamp of a `manifest.json` found unusable, so it is reported once, not per request. */
   #refused: string | undefined;
   #checkedTurn = -1;
+  readonly #manifestPath: string;
 
   /** @param options.logger where a refused manifest is reported. Default: console. */
   constructor(buildDir: string, options: { logger?: Logger } = {}) {
     this.dir = resolve(buildDir);
+    this.#manifestPath = join(this.dir, MANIFEST_FILE);
     this.#logger = options.logger ?? consoleLogger;
     this.#current = this.#load();
   }
@@ -179,12 +184,32 @@ export class PrebuiltBundles {
    */
   read(name: string): Promise<PrebuiltBundle> | undefined {
     const generation = this.#fresh();
+    const ready = generation.ready.get(name);
+    if (ready !== undefined) return Promise.resolve(ready);
+    return this.#read(generation, name);
+  }
+
+  /**
+   * The bundle of `name` when it is listed and already read into memory, else undefined: the
+   * synchronous fast path of {@link read}, which a request for a warm bundle takes.
+   */
+  peek(name: string): PrebuiltBundle | undefined {
+    return this.#fresh().ready.get(name);
+  }
+
+  #read(generation: Generation, name: string): Promise<PrebuiltBundle> | undefined {
     const entry = Object.hasOwn(generation.manifest, name) ? generation.manifest[name] : undefined;
     if (entry === undefined) return undefined;
     let pending = generation.bundles.get(name);
     if (pending === undefined) {
       pending = this.#readBundle(name, entry);
       generation.bundles.set(name, pending);
+      pending.then(
+        (bundle) => {
+          if (generation.bundles.get(name) === pending) generation.ready.set(name, bundle);
+        },
+        () => {},
+      );
       // A failed read is not kept: the file may appear (or be fixed) later.
       pending.catch(() => {
         if (generation.bundles.get(name) === pending) generation.bundles.delete(name);
@@ -222,7 +247,7 @@ export class PrebuiltBundles {
         },
       ]);
     }
-    return { code, hash: entry.hash };
+    return { name, code, hash: entry.hash };
   }
 
   /**
@@ -233,7 +258,7 @@ export class PrebuiltBundles {
     const turn = currentTurn();
     if (this.#checkedTurn === turn) return this.#current;
     this.#checkedTurn = turn;
-    const stamp = stampOf(join(this.dir, MANIFEST_FILE));
+    const stamp = stampOf(this.#manifestPath);
     // While a new build is being swapped in, the file is briefly absent: keep what we have.
     if (stamp === undefined || stamp === this.#current.stamp || stamp === this.#refused) {
       return this.#current;
@@ -253,7 +278,7 @@ export class PrebuiltBundles {
   #load(): Generation {
     const path = join(this.dir, MANIFEST_FILE);
     const stamp = stampOf(path) ?? "";
-    return { stamp, manifest: readManifest(this.dir), bundles: new Map() };
+    return { stamp, manifest: readManifest(this.dir), bundles: new Map(), ready: new Map() };
   }
 }
 

@@ -23,12 +23,20 @@ export function belowPrefix(url: string, prefix: string): string | undefined {
  * rest keeps its exact (still percent-encoded) form, whatever the router decoded for itself.
  */
 export function belowPattern(url: string, pattern: string): string {
-  return belowDepth(url, mountDepth(pattern));
+  if (pattern !== lastPattern) {
+    lastPattern = pattern;
+    lastDepth = mountDepth(pattern);
+  }
+  return belowDepth(url, lastDepth);
 }
+
+// A bridge's route pattern is the same on every request: its depth is worked out once.
+let lastPattern: string | undefined;
+let lastDepth = 0;
 
 /** How many path segments a route pattern has before its wildcard (all, without one). */
 export function mountDepth(pattern: string): number {
-  const star = pattern.search(/\/\{?\*/);
+  const star = pattern.search(/(?:^|\/)\{?\*/);
   const mount = star === -1 ? pattern : pattern.slice(0, star);
   return mount.split("/").filter((segment) => segment !== "").length;
 }
@@ -36,10 +44,9 @@ export function mountDepth(pattern: string): number {
 /** `url` without its first `depth` path segments (always starting with "/"). */
 export function belowDepth(url: string, depth: number): string {
   let at = 0;
-  for (let i = 0; i < depth; i++) {
-    if (url[at] !== "/") break;
-    const next = url.slice(at + 1).search(/[/?]/);
-    at = next === -1 ? url.length : at + 1 + next;
+  for (let i = 0; i < depth && url[at] === "/"; i++) {
+    at++;
+    while (at < url.length && url[at] !== "/" && url[at] !== "?") at++;
   }
   const rest = url.slice(at);
   if (rest === "") return "/";

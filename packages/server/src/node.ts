@@ -39,30 +39,46 @@ export function createNodeHandler(
       res.end(JSON.stringify({ error: "NotFound", message: "Not found." }));
       return;
     }
-    void answerNode(handle, req, res, url);
+    answerNode(handle, req, res, url);
   };
 }
 
 /** Runs `handle` for a node request whose path below the mount point is `url`. */
-export async function answerNode(
+export function answerNode(
   handle: RequestHandler,
   req: IncomingMessage,
   res: ServerResponse,
   url: string,
-): Promise<void> {
-  const response = await handle(toSvcRequest(req, url));
-  writeNodeResponse(res, response);
+): void {
+  const response = handle(new NodeRequest(req, url));
+  if (response instanceof Promise) {
+    void response.then((ready) => writeNodeResponse(res, ready));
+  } else {
+    writeNodeResponse(res, response);
+  }
 }
 
+/** The core's view of a node request whose path below the mount point is `url`. */
 export function toSvcRequest(req: IncomingMessage, url: string): SvcRequest {
-  return {
-    method: req.method ?? "GET",
-    url,
-    header: (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
+  return new NodeRequest(req, url);
+}
+
+/** One object per request (the header reader lives on the prototype, not in a closure). */
+class NodeRequest implements SvcRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly #req: IncomingMessage;
+
+  constructor(req: IncomingMessage, url: string) {
+    this.method = req.method ?? "GET";
+    this.url = url;
+    this.#req = req;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
 }
 
 /** Writes a core response to a node response, unless the client has gone. */

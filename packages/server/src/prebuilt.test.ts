@@ -121,6 +121,20 @@ describe("createHandlers with buildDir", () => {
     expect(second.code).toBe(first.code);
   });
 
+  it("peeks a bundle only once it is read, and not across a new build", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    expect(handlers.peekBundle?.("card")).toBeUndefined();
+    const read = await handlers.getBundle("card");
+    expect(handlers.peekBundle?.("card")).toBe(read);
+    writeTree(typicalComponent("card", "Changed"), sources);
+    const next = await build({ registry: registryOf(sources), outDir: buildDir });
+    await new Promise((resolve) => setImmediate(resolve)); // the manifest is checked once a turn
+    expect(handlers.peekBundle?.("card")).toBeUndefined();
+    expect((await handlers.getBundle("card")).hash).toBe(next.manifest.card?.hash);
+    expect(handlers.peekBundle?.("card")?.hash).not.toBe(manifest.card?.hash);
+  });
+
   it("serves a build deployed without its sources", async () => {
     const { buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(), { buildDir, bundler: noBundler });

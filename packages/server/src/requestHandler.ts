@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { ComponentRegistry } from "./componentRegistry.ts";
 import { InvalidComponentNameError, SvcError, toErrorResponse } from "./errors.ts";
-import { type HandlerOptions, type Handlers, resolveHandlers } from "./handlers.ts";
+import {
+  type BundleResult,
+  type HandlerOptions,
+  type Handlers,
+  resolveHandlers,
+} from "./handlers.ts";
 import { loaderScriptPath } from "./loaderScript.ts";
 import { MAX_NAME_LENGTH } from "./names.ts";
 
@@ -40,7 +45,12 @@ export interface RequestHandlerOptions {
 /** What every framework bridge accepts: the handler-set options plus the HTTP ones. */
 export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {}
 
-export type RequestHandler = (request: SvcRequest) => Promise<SvcResponse>;
+/**
+ * Answers one request. A warm bundle is answered synchronously (no promise, no microtask:
+ * the hot path of every transport); everything else as a native `Promise`, which never
+ * rejects (errors are answered). `await` works on both.
+ */
+export type RequestHandler = (request: SvcRequest) => SvcResponse | Promise<SvcResponse>;
 
 const JS_TYPE = "application/javascript; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -93,37 +103,58 @@ export function createRequestHandler(
   const allowed = new Set(options.cors?.origins ?? []);
   const loader = createLoaderFile(options.loaderScript ?? loaderScriptPath);
 
-  return async function handle(request) {
-    const corsHeaders = corsFor(allowed, request.header("origin"));
-    let response: SvcResponse;
-    try {
-      response = await respond(handlers, loader, request, corsHeaders);
-    } catch (error) {
-      const { status, body } = toErrorResponse(error);
-      if (!(error instanceof SvcError)) handlers.logger.error("svc: unexpected error", error);
-      response = json(status, body, { "cache-control": "no-store" });
-    }
-    Object.assign(response.headers, corsHeaders);
+  function fail(error: unknown): SvcResponse {
+    const { status, body } = toErrorResponse(error);
+    if (!(error instanceof SvcError)) handlers.logger.error("svc: unexpected error", error);
+    return json(status, body, { "cache-control": "no-store" });
+  }
+
+  function finish(request: SvcRequest, response: SvcResponse): SvcResponse {
+    if (allowed.size > 0)
+      Object.assign(response.headers, corsFor(allowed, request.header("origin")));
     // Bundles and JSON must never be sniffed into another type (e.g. HTML) by a browser.
     response.headers["x-content-type-options"] = "nosniff";
     if (request.method === "HEAD") response.body = null;
     return response;
+  }
+
+  return function handle(request) {
+    let result: SvcResponse | Promise<SvcResponse>;
+    try {
+      result = respond(handlers, loader, request, allowed);
+    } catch (error) {
+      result = fail(error);
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (response) => finish(request, response),
+        (error: unknown) => finish(request, fail(error)),
+      );
+    }
+    return finish(request, result);
   };
 }
 
-async function respond(
+/** Whether an answer is still to come (any thenable: a handler set may bring its own). */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T>).then === "function";
+}
+
+/** The response to `request`: synchronously for a warm bundle, else a promise. */
+function respond(
   handlers: Handlers,
   loader: () => Promise<LoadedFile>,
   request: SvcRequest,
-  corsHeaders: Record<string, string>,
-): Promise<SvcResponse> {
+  allowed: ReadonlySet<string>,
+): SvcResponse | Promise<SvcResponse> {
   const path = stripQuery(request.url);
   if (request.method === "OPTIONS") {
+    const cors = corsFor(allowed, request.header("origin"));
     return {
       status: 204,
       headers: {
         allow: "GET, HEAD, OPTIONS",
-        ...(corsHeaders["access-control-allow-origin"] === undefined
+        ...(cors["access-control-allow-origin"] === undefined
           ? {}
           : {
               "access-control-allow-methods": "GET, HEAD",
@@ -145,48 +176,64 @@ async function respond(
 
   const route = routeOf(path);
   switch (route?.kind) {
-    case "list": {
-      const list = await handlers.listBundles();
-      return conditional(request, json(200, list, { "cache-control": "no-cache" }));
-    }
-    case "metadata": {
-      const metadata = await handlers.getMetadata(decodeName(route.name));
-      return conditional(request, json(200, metadata, { "cache-control": "no-cache" }));
-    }
     case "bundle": {
-      const bundle = await handlers.getBundle(decodeName(route.name));
-      return conditional(request, {
-        status: 200,
-        headers: { "content-type": JS_TYPE, "cache-control": IMMUTABLE, etag: `"${bundle.hash}"` },
-        body: bundle.code,
-      });
+      const name = decodeName(route.name);
+      const ready = handlers.peekBundle?.(name);
+      if (ready !== undefined) return bundleResponse(request, ready);
+      return handlers.getBundle(name).then((bundle) => bundleResponse(request, bundle));
     }
-    case "loader": {
-      const file = await loader();
-      return conditional(request, {
-        status: 200,
-        headers: { "content-type": JS_TYPE, "cache-control": "no-cache", etag: file.etag },
-        body: file.body,
-      });
-    }
-    case "static": {
-      const relative = decodeStaticPath(route.path);
-      const file = relative === undefined ? undefined : await handlers.getStaticFile?.(relative);
-      if (file === undefined)
-        throw new SvcError("NotFound", `No static file at ${truncate(path)}.`);
-      return conditional(request, {
-        status: 200,
-        headers: {
-          "content-type": file.contentType,
-          "cache-control": file.cacheControl,
-          etag: file.etag,
-        },
-        body: file.body,
-      });
-    }
+    case "list":
+      return handlers
+        .listBundles()
+        .then((list) => conditional(request, json(200, list, { "cache-control": "no-cache" })));
+    case "metadata":
+      return handlers
+        .getMetadata(decodeName(route.name))
+        .then((metadata) =>
+          conditional(request, json(200, metadata, { "cache-control": "no-cache" })),
+        );
+    case "loader":
+      return loader().then((file) =>
+        conditional(request, {
+          status: 200,
+          headers: { "content-type": JS_TYPE, "cache-control": "no-cache", etag: file.etag },
+          body: file.body,
+        }),
+      );
+    case "static":
+      return staticResponse(handlers, request, route.path);
     default:
       throw new SvcError("NotFound", `No svc endpoint at ${truncate(path)}.`);
   }
+}
+
+function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
+  return conditional(request, {
+    status: 200,
+    headers: { "content-type": JS_TYPE, "cache-control": IMMUTABLE, etag: `"${bundle.hash}"` },
+    body: bundle.code,
+  });
+}
+
+async function staticResponse(
+  handlers: Handlers,
+  request: SvcRequest,
+  raw: string,
+): Promise<SvcResponse> {
+  const relative = decodeStaticPath(raw);
+  const file = relative === undefined ? undefined : await handlers.getStaticFile?.(relative);
+  if (file === undefined) {
+    throw new SvcError("NotFound", `No static file at ${truncate(`/static/${raw}`)}.`);
+  }
+  return conditional(request, {
+    status: 200,
+    headers: {
+      "content-type": file.contentType,
+      "cache-control": file.cacheControl,
+      etag: file.etag,
+    },
+    body: file.body,
+  });
 }
 
 interface LoadedFile {
@@ -257,6 +304,7 @@ function decodeStaticPath(raw: string): string | undefined {
 /** Percent-decodes a name taken from the path; anything undecodable is an invalid name. */
 function decodeName(raw: string): string {
   if (raw.length > MAX_NAME_LENGTH * 3) throw new InvalidComponentNameError(raw);
+  if (!raw.includes("%")) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {

@@ -24,6 +24,6 @@ export function createRouter(
   const handle = createBridgeHandler(source, options);
   // Express has already cut the mount path from `req.url`, leaving the raw rest.
   return (req, res) => {
-    void answerNode(handle, req, res, req.url);
+    answerNode(handle, req, res, req.url);
   };
 }

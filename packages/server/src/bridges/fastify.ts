@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import type { Handlers } from "../handlers.ts";
 import { belowDepth, mountDepth } from "../mount.ts";
 import { toBuffer, toSvcRequest } from "../node.ts";
-import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
+import { type BridgeOptions, createBridgeHandler, type SvcResponse } from "../requestHandler.ts";
 import { importPeer } from "./peer.ts";
 
 await importPeer("fastify", "@svc/server/fastify", "fastify");
@@ -30,12 +30,19 @@ export const svcPlugin: FastifyPluginAsync<SvcPluginOptions> = async (app, optio
   }
   const handle = createBridgeHandler(source, options);
   const depth = mountDepth(app.prefix);
-  app.all("/*", async (request, reply) => {
+  // Not an async handler: a warm bundle is sent in the same tick, with no promise made.
+  app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
-    const { status, headers, body } = await handle(toSvcRequest(request.raw, url));
-    reply.code(status).headers(headers);
-    return reply.send(
-      body === null || typeof body === "string" ? (body ?? undefined) : toBuffer(body),
-    );
+    const response = handle(toSvcRequest(request.raw, url));
+    return response instanceof Promise
+      ? response.then((ready) => send(reply, ready))
+      : send(reply, response);
   });
 };
+
+function send(reply: FastifyReply, { status, headers, body }: SvcResponse): FastifyReply {
+  reply.code(status).headers(headers);
+  return reply.send(
+    body === null || typeof body === "string" ? (body ?? undefined) : toBuffer(body),
+  );
+}

@@ -24,9 +24,11 @@ export function createRoutes(
 ): Hono {
   const handle = createBridgeHandler(source, options);
   const routes = new hono.Hono();
-  routes.all("*", async (c) => {
+  // Not an async handler: a warm bundle is answered in the same tick, with no promise made.
+  routes.all("*", (c): Response | Promise<Response> => {
     const url = belowPattern(pathOf(c.req.url), c.req.routePath);
-    return toWebResponse(await handle(fromWebRequest(c.req.raw, url)));
+    const response = handle(fromWebRequest(c.req.raw, url));
+    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   });
   return routes;
 }

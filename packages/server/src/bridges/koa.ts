@@ -1,9 +1,9 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import type { ComponentRegistry } from "../componentRegistry.ts";
 import type { Handlers } from "../handlers.ts";
 import { belowPrefix, resolvePrefix } from "../mount.ts";
 import { toBuffer, toSvcRequest } from "../node.ts";
-import { type BridgeOptions, createBridgeHandler } from "../requestHandler.ts";
+import { type BridgeOptions, createBridgeHandler, type SvcResponse } from "../requestHandler.ts";
 import { importPeer } from "./peer.ts";
 
 await importPeer("koa", "@svc/server/koa", "koa");
@@ -27,16 +27,21 @@ export function createMiddleware(
 ): Middleware {
   const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
-  return async function svc(ctx, next) {
+  // Not an async function: a warm bundle is answered in the same tick, with no promise made.
+  return function svc(ctx, next) {
     const url = belowPrefix(ctx.url, prefix);
     if (url === undefined) return next();
-    const response = await handle(toSvcRequest(ctx.req, url));
-    ctx.status = response.status;
-    ctx.set(response.headers);
-    // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
-    const { body } = response;
-    if (body !== null) {
-      ctx.body = typeof body === "string" ? body : toBuffer(body);
-    }
+    const response = handle(toSvcRequest(ctx.req, url));
+    if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
+    answer(ctx, response);
   };
+}
+
+function answer(ctx: Context, { status, headers, body }: SvcResponse): void {
+  ctx.status = status;
+  ctx.set(headers);
+  // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
+  if (body !== null) {
+    ctx.body = typeof body === "string" ? body : toBuffer(body);
+  }
 }

@@ -52,14 +52,20 @@ function createController() {
       this.#handle = handle;
     }
 
-    async serve(req: PlatformRequest, res: PlatformResponse): Promise<void> {
+    /** Not async: a warm bundle is answered in the same tick, with no promise made. */
+    serve(req: PlatformRequest, res: PlatformResponse): Promise<void> | undefined {
       const raw = req.raw ?? req;
       const pattern = req.route?.path ?? req.routeOptions?.url ?? "";
       const url = belowPattern(raw.url ?? "/", pattern);
-      const response = await this.#handle(toSvcRequest(raw, url));
       // On Fastify, take the reply over, so Fastify does not send one of its own.
       res.hijack?.();
-      writeNodeResponse(res.raw ?? res, response);
+      const response = this.#handle(toSvcRequest(raw, url));
+      const out = res.raw ?? res;
+      if (response instanceof Promise) {
+        return response.then((ready) => writeNodeResponse(out, ready));
+      }
+      writeNodeResponse(out, response);
+      return undefined;
     }
   }
   nest.Controller()(SvcController);
