@@ -21,13 +21,18 @@ const real = createHandlers(registry, { logger: silentLogger, buildDir });
 const bundle = await real.getBundle("card");
 const handlers: Handlers =
   mode === "memory"
-    ? { ...real, getBundle: async (name) => (name === "card" ? bundle : real.getBundle(name)) }
+    ? {
+        ...real,
+        peekBundle: (name) => (name === "card" ? bundle : real.peekBundle?.(name)),
+        getBundle: async (name) => (name === "card" ? bundle : real.getBundle(name)),
+      }
     : real;
 const code = Buffer.from(bundle.code);
 const headers = {
   "content-type": "application/javascript; charset=utf-8",
   "cache-control": "public, max-age=31536000, immutable",
   etag: `"${bundle.hash}"`,
+  "x-content-type-options": "nosniff",
 };
 const HEALTH = '{"ok":true}';
 
@@ -93,15 +98,16 @@ async function koa(): Promise<[number, Close]> {
   const { default: Koa } = await import("koa");
   const { createMiddleware } = await import("@svc/server/koa");
   const app = new Koa();
-  app.use(async (ctx, next) => {
-    if (ctx.path === "/plain/card.js") {
+  // The app's own routes, written like svc's middleware: check the URL, else pass on.
+  app.use((ctx, next) => {
+    if (ctx.url === "/plain/card.js") {
       ctx.set(headers);
       ctx.body = code;
-    } else if (ctx.path === "/health") {
+    } else if (ctx.url === "/health") {
       ctx.type = "json";
       ctx.body = HEALTH;
     } else {
-      await next();
+      return next();
     }
   });
   app.use(createMiddleware(handlers, { prefix: "/api" }));

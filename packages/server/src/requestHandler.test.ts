@@ -37,7 +37,9 @@ describe("createRequestHandler", () => {
   it("answers a warm bundle's 304 and a percent-encoded name synchronously too", async () => {
     const { handle } = setup();
     const { headers } = await handle(get("/bundles/ui.button.js"));
-    const notModified = handle(get("/bundles/ui%2Ebutton.js", { "if-none-match": `${headers.etag}` }));
+    const notModified = handle(
+      get("/bundles/ui%2Ebutton.js", { "if-none-match": `${headers.etag}` }),
+    );
     expect(notModified).toMatchObject({ status: 304, body: null });
   });
 

@@ -102,7 +102,7 @@ export async function readFileInside(dir: string, path: string): Promise<Uint8Ar
     if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || resolve(root, rel) !== real) {
       return undefined;
     }
-    return new Uint8Array(await readFile(real));
+    return await readFile(real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
