@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "es-module-lexer";
 import { describe, expect, it } from "vitest";
-import { EXTERNALS, esbuildBundler } from "./bundler.ts";
+import { EXTERNALS, esbuildBundler, finishOutput } from "./bundler.ts";
 import { ComponentRegistry } from "./componentRegistry.ts";
 import { BundleError } from "./errors.ts";
 import { typicalComponent, writeTree } from "./test/fixtures.ts";
@@ -61,6 +61,42 @@ describe("esbuildBundler", () => {
     );
     for (const source of map.sources) expect(source.startsWith("component://card/")).toBe(true);
     expect(map.sourcesContent.join("\n")).toContain("toUpperCase");
+  });
+
+  it("rewrites sources whose file names hold JSON punctuation", async () => {
+    const odd = 'we"ird],\n  "x.ts';
+    const dir = writeTree({
+      "odd/index.tsx": `import { v } from ${JSON.stringify(`./${odd}`)};\nexport const w = v + 1;\n`,
+      [`odd/${odd}`]: "export const v = 1;\n",
+    });
+    const { code } = await esbuildBundler.bundle(component(dir, "odd"));
+    const map = inlineMap(Buffer.from(code).toString("utf8"));
+    // esbuild writes sources as URLs: the odd characters arrive percent-encoded.
+    expect(map.sources.map(decodeURIComponent)).toEqual([
+      `component://odd/${odd}`,
+      "component://odd/index.tsx",
+    ]);
+    expect(map.sourcesContent[0]).toBe("export const v = 1;\n");
+  });
+
+  it("rewrites a source map of another shape by parsing it whole", () => {
+    const dir = writeTree(typicalComponent("card"));
+    const card = component(dir, "card");
+    const file = (path: string, text: string) => {
+      const contents = Buffer.from(text);
+      return { path, contents, text, hash: "" };
+    };
+    const map = { version: 3, sourceRoot: "/abs/", sources: ["card/View.tsx"], mappings: "" };
+    const out = finishOutput(
+      card,
+      file(join(dir, "card.js"), "export default 1;\n"),
+      file(join(dir, "card.js.map"), JSON.stringify(map)),
+    );
+    const text = Buffer.from(out.code).toString("utf8");
+    expect(text.startsWith("export default 1;\n//# sourceMappingURL=")).toBe(true);
+    const rewritten = inlineMap(text) as { sources: string[]; sourceRoot?: string };
+    expect(rewritten.sources).toEqual(["component://card/View.tsx"]);
+    expect(rewritten.sourceRoot).toBeUndefined();
   });
 
   it("bundles npm packages the component imports", async () => {

@@ -92,19 +92,23 @@ export interface FinishedOutput {
 
 /**
  * Appends the component's source map inline (sources rewritten to
- * `component://<name>/<path relative to the component>`) and hashes the result.
+ * `component://<name>/<path relative to the component>`) and hashes the result. Works on
+ * esbuild's bytes: the code is never decoded, and of the map only its `sources` array is.
  */
 export function finishOutput(
   component: Component,
   js: esbuild.OutputFile,
   map: esbuild.OutputFile | undefined,
 ): FinishedOutput {
-  let text = js.text;
-  if (map !== undefined) {
-    const rewritten = rewriteSourceMap(component, map.text, dirname(js.path));
-    text += `//# sourceMappingURL=data:application/json;base64,${Buffer.from(rewritten).toString("base64")}\n`;
+  // Copied either way: esbuild's output files may be views into one buffer of the whole build.
+  let code: Buffer;
+  if (map === undefined) {
+    code = Buffer.from(js.contents);
+  } else {
+    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path));
+    const comment = `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`;
+    code = Buffer.concat([js.contents, Buffer.from(comment)]);
   }
-  const code = Buffer.from(text);
   return { code, hash: contentHash(code) };
 }
 
@@ -113,15 +117,39 @@ export function contentHash(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex").slice(0, 12);
 }
 
-function rewriteSourceMap(component: Component, mapText: string, outputDir: string): string {
-  const map = JSON.parse(mapText) as { sources: string[]; sourceRoot?: string };
-  map.sources = map.sources.map((source) => {
-    const absolute = resolve(outputDir, source);
-    const inside = relative(component.dir, absolute).split("\\").join("/");
+/** How esbuild's source maps begin, up to the `sources` array's opening bracket. */
+const MAP_HEAD = Buffer.from('{\n  "version": 3,\n  "sources": [');
+/**
+ * What ends the `sources` array: a JSON string cannot hold a raw line break, so the first
+ * `],` followed by one is the array's end whatever the file names contain.
+ */
+const SOURCES_END = Buffer.from('],\n  "');
+
+/**
+ * The map with its `sources` rewritten to `component://` URLs. Only the `sources` array is
+ * parsed and replaced (the sources' content, usually most of the map, is copied as bytes);
+ * a map of any other shape is parsed whole.
+ */
+function rewriteSourceMap(component: Component, bytes: Uint8Array, outputDir: string): Buffer {
+  const map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const toUrl = (source: string) => {
+    const inside = relative(component.dir, resolve(outputDir, source)).split("\\").join("/");
     return `component://${component.name}/${inside}`;
-  });
-  delete map.sourceRoot;
-  return JSON.stringify(map);
+  };
+  const start = MAP_HEAD.length - 1; // the `[`
+  const end = map.indexOf(SOURCES_END, start) + 1; // just after the `]`
+  if (map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) && end > start) {
+    const sources = JSON.parse(map.toString("utf8", start, end)) as string[];
+    return Buffer.concat([
+      map.subarray(0, start),
+      Buffer.from(JSON.stringify(sources.map(toUrl))),
+      map.subarray(end),
+    ]);
+  }
+  const whole = JSON.parse(map.toString("utf8")) as { sources: string[]; sourceRoot?: string };
+  whole.sources = whole.sources.map(toUrl);
+  delete whole.sourceRoot;
+  return Buffer.from(JSON.stringify(whole));
 }
 
 /** Converts esbuild's messages into locations relative to the component directory. */
