@@ -27,6 +27,17 @@ export default function Card({ title }: { title: string }) {
   return <span className="badge">{label}</span>;
 }
 `,
+  // Loads "inner", which throws while rendering: the failure is inner's, not outer's.
+  "outer/index.tsx": `import { useComponent } from "@svc/react";
+export default function Outer() {
+  const Inner = useComponent("inner");
+  return <div className="outer"><Inner /></div>;
+}
+`,
+  "inner/index.tsx": `export default function Inner(): never {
+  throw new Error("inner broke");
+}
+`,
   "typed/index.tsx": `export default function Typed({ count, label = "x" }: { count: number; label?: string }) {
   return <output className="typed">{label}{count * 2}</output>;
 }
@@ -111,12 +122,33 @@ describe("a React app with SvcProvider and useComponent", () => {
     expect(bundles.sort()).toEqual([
       "/api/bundles/badge.js",
       "/api/bundles/card.js",
+      "/api/bundles/inner.js",
       "/api/bundles/nowhere.js",
+      "/api/bundles/outer.js",
       "/api/bundles/typed.js",
     ]);
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  for (const build of ["dev", "prod"]) {
+    it(`names the nested component that threw, not the one that loaded it (${build})`, async () => {
+      const { context, page: tab } = await openPage(browser);
+      await tab.goto(`${server.url}/${build}.html`);
+      await poll(() => tab.locator("#nested [role=alert]").textContent()).toBe(
+        'Component "inner" threw: inner broke',
+      );
+      const report = (await tab.evaluate(
+        () => (window as unknown as { report: { errors: unknown[] } }).report,
+      )) as { errors: { name: string; component?: string }[] };
+      expect(report.errors.find((e) => e.name === "RenderError")).toMatchObject({
+        kind: "Render",
+        component: "inner",
+        isSvcError: true,
+      });
+      await context.close();
+    });
+  }
 
   it("raises SchemaValidationError listing each failing prop, in development only", async () => {
     const { context, page: dev } = await openPage(browser);
