@@ -46,7 +46,7 @@ function wrapperOf<P extends object>(component: ComponentType<P>, name: string):
   }
   const existing = byName.get(name);
   if (existing !== undefined) return existing as ComponentType<P>;
-  const wrapper =
+  const wrapper: ComponentType<P> =
     process.env.NODE_ENV !== "production"
       ? withPropsValidation(component, name)
       : // biome-ignore lint/correctness/noComponentHookFactories: made once per component and cached above, so its identity is stable.
@@ -85,7 +85,7 @@ function scoped<P extends object>(name: string, component: ComponentType<P>, pro
 
 interface RenderScopeProps {
   name: string;
-  children: ReactNode;
+  children?: ReactNode;
 }
 
 /**
