@@ -1,7 +1,8 @@
-import { getComponentExport, isSvcError, RenderError, SchemaValidationError } from "@svc/runtime";
+import { getComponentExport, SchemaValidationError, type SvcError } from "@svc/runtime";
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { Component, type ComponentType, createElement, type ReactNode } from "react";
+import { type ComponentType, createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions, componentQueryOptions } from "./componentQueryOptions.ts";
+import { SvcErrorBoundary } from "./SvcErrorBoundary.tsx";
 import { useSvc } from "./svcContext.ts";
 import { type PropsSchema, validateProps } from "./validateProps.ts";
 
@@ -34,7 +35,7 @@ export function useComponent<P extends object = Record<string, unknown>>(
 const wrappers = new WeakMap<object, Map<string, ComponentType<never>>>();
 
 /**
- * The component as `useComponent` hands it out: inside a {@link RenderScope} and, in
+ * The component as `useComponent` hands it out: inside a render scope ({@link scoped}) and, in
  * development, checking its props first. One wrapper per component and name, so its identity
  * is stable from render to render.
  */
@@ -79,38 +80,20 @@ function withPropsValidation<P extends object>(
   };
 }
 
-function scoped<P extends object>(name: string, component: ComponentType<P>, props: P): ReactNode {
-  return createElement(RenderScope, { name }, createElement(component, props));
-}
-
-interface RenderScopeProps {
-  name: string;
-  children?: ReactNode;
-}
-
 /**
- * Names a plain error thrown while rendering below it after component `name` (a
- * `RenderError`) and passes it on to the nearest error boundary, so that a component that
- * loads another (`useComponent`) is not blamed for the other's failure. svc errors pass as
- * they are: they name their component already.
+ * The component's element inside an error boundary of its own that names a plain error
+ * thrown while rendering it (a `RenderError` for `name`; svc errors name their component
+ * already) and throws it on to the nearest boundary above: a component that loads another
+ * is not blamed for the other's failure.
  */
-class RenderScope extends Component<RenderScopeProps, { failure: { error: unknown } | null }> {
-  override state = { failure: null as { error: unknown } | null };
-  #named: { failure: { error: unknown }; error: unknown } | undefined;
+function scoped<P extends object>(name: string, component: ComponentType<P>, props: P): ReactNode {
+  return createElement(
+    SvcErrorBoundary,
+    { component: name, fallback: rethrow },
+    createElement(component, props),
+  );
+}
 
-  static getDerivedStateFromError(error: unknown): { failure: { error: unknown } } {
-    return { failure: { error } };
-  }
-
-  override render(): ReactNode {
-    const { failure } = this.state;
-    if (failure === null) return this.props.children;
-    if (this.#named?.failure !== failure) {
-      const error = isSvcError(failure.error)
-        ? failure.error
-        : new RenderError(this.props.name, failure.error);
-      this.#named = { failure, error };
-    }
-    throw this.#named.error;
-  }
+function rethrow(error: SvcError): never {
+  throw error;
 }
