@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 // For its `window.svc` declaration.
 import type {} from "../../packages/loader/src/loader.tsx";
-import { renderWidget } from "../../packages/server/src/widget.ts";
+import { renderWidget } from "../../packages/server/src/http/widget.ts";
 import {
   buildLoaderOnce,
   fixtureRegistry,

@@ -19,7 +19,7 @@ import {
 } from "./helpers.ts";
 
 const run = promisify(execFile);
-const SVC = fileURLToPath(new URL("../../packages/server/src/svc.ts", import.meta.url));
+const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 const EXAMPLES = fileURLToPath(
   new URL("../../packages/server/examples/components", import.meta.url),
 );

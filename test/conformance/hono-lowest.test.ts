@@ -9,7 +9,7 @@ import { conformance } from "./suite.ts";
 vi.mock("hono", async () => await import("hono-lowest"));
 
 it("runs hono@4.0.0 in the app and in the bridge", async () => {
-  const { createRoutes } = await import("../../packages/server/src/bridges/hono.ts");
+  const { createRoutes } = await import("../../packages/server/src/transports/hono.ts");
   const { ComponentRegistry } = await import("./svc.ts");
   expect(Hono).toBe(LowestHono);
   expect(createRoutes(new ComponentRegistry())).toBeInstanceOf(LowestHono);

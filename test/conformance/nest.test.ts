@@ -52,7 +52,7 @@ it("SvcModule.forRootAsync takes its options from another module's provider", as
   const { Module } = await importNest<typeof import("@nestjs/common")>("@nestjs/common");
   const { NestFactory, RouterModule } =
     await importNest<typeof import("@nestjs/core")>("@nestjs/core");
-  const { SvcModule } = await import("../../packages/server/src/bridges/nest.ts");
+  const { SvcModule } = await import("../../packages/server/src/transports/nest.ts");
   const REGISTRY = "REGISTRY";
   class ConfigModule {}
   Module({ providers: [{ provide: REGISTRY, useValue: fx.registry() }], exports: [REGISTRY] })(

@@ -7,7 +7,7 @@ const hook = fileURLToPath(new URL("./hide-packages.mjs", import.meta.url));
 /** Imports a bridge in a fresh Node with `hide` unresolvable; resolves with what it printed. */
 function importWithout(bridge: string, hide: string): Promise<string> {
   const file = fileURLToPath(
-    new URL(`../../packages/server/src/bridges/${bridge}.ts`, import.meta.url),
+    new URL(`../../packages/server/src/transports/${bridge}.ts`, import.meta.url),
   );
   const script = `import(${JSON.stringify(file)}).then(() => console.log("loaded"), (e) => console.log(e.message))`;
   return new Promise((resolve, reject) => {

@@ -26,7 +26,7 @@ export { FRAMEWORKS, type Framework };
 export const MODES = ["development", "production"] as const;
 export type Mode = (typeof MODES)[number];
 
-const SVC = fileURLToPath(new URL("../../packages/server/src/svc.ts", import.meta.url));
+const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 
 export async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { snapshot, writeTree } from "../../packages/server/src/test/fixtures.ts";
 
-const SVC = fileURLToPath(new URL("../../packages/server/src/svc.ts", import.meta.url));
+const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 
 function can(command: string, args: string[]): boolean {
   try {

@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import "../dist/svc.js";
+import "../dist/cli/svc.js";

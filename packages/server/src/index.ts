@@ -1,15 +1,4 @@
 export {
-  BuildFailedError,
-  type BuildFailure,
-  type BuildOptions,
-  BuildOutputError,
-  type BuildResult,
-  BuildSetupError,
-  type BuiltBundle,
-  build,
-  formatBuildReport,
-} from "./build.ts";
-export {
   type BundleOptions,
   type BundleOutput,
   type Bundler,
@@ -17,14 +6,7 @@ export {
   createEsbuildOptions,
   EXTERNALS,
   esbuildBundler,
-} from "./bundler.ts";
-export {
-  type Component,
-  ComponentRegistry,
-  type ComponentSource,
-  type RegistryOptions,
-  type SourceOptions,
-} from "./componentRegistry.ts";
+} from "./bundling/bundler.ts";
 export {
   CONFIG_FILES,
   type ConfigFlags,
@@ -37,14 +19,39 @@ export {
   type SourceConfig,
   type SvcConfig,
   UsageError,
-} from "./config.ts";
+} from "./cli/config.ts";
 export {
   DEFAULT_DEV_ORIGIN,
   type DevServer,
   type DevServerOptions,
   STATIC_PREFIX,
   startDevServer,
-} from "./devServer.ts";
+} from "./cli/devServer.ts";
+export {
+  type Component,
+  ComponentRegistry,
+  type ComponentSource,
+  type RegistryOptions,
+  type SourceOptions,
+} from "./components/componentRegistry.ts";
+export {
+  type ComponentMetadata,
+  type ComponentSchema,
+  parseSchema,
+} from "./components/metadata.ts";
+export {
+  fileSafeName,
+  fromFileSafeName,
+  isValidName,
+  MAX_NAME_LENGTH,
+} from "./components/names.ts";
+export {
+  createLiveReload,
+  type LiveErrorEvent,
+  type LiveEvent,
+  type LiveReload,
+  type LiveReloadOptions,
+} from "./dev/liveReload.ts";
 export {
   BundleError,
   type BundleErrorLocation,
@@ -58,36 +65,14 @@ export {
   SvcError,
   toErrorResponse,
 } from "./errors.ts";
-export { createFetchHandler, type FetchHandlerOptions } from "./fetch.ts";
 export {
   type BundleListEntry,
   type BundleResult,
   createHandlers,
   type HandlerOptions,
   type Handlers,
-} from "./handlers.ts";
-export {
-  createLiveReload,
-  type LiveErrorEvent,
-  type LiveEvent,
-  type LiveReload,
-  type LiveReloadOptions,
-} from "./liveReload.ts";
-export { loaderScriptPath } from "./loaderScript.ts";
-export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
-export {
-  MANIFEST_FILE,
-  type Manifest,
-  type ManifestEntry,
-  ManifestError,
-  PrebuiltBundles,
-  parseManifest,
-  readManifest,
-  resolveBuildDir,
-} from "./manifest.ts";
-export { type ComponentMetadata, type ComponentSchema, parseSchema } from "./metadata.ts";
-export { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "./names.ts";
-export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./node.ts";
+} from "./http/handlers.ts";
+export { loaderScriptPath } from "./http/loaderScript.ts";
 export {
   type BridgeOptions,
   type CorsOptions,
@@ -97,7 +82,30 @@ export {
   type RequestHandlerOptions,
   type SvcRequest,
   type SvcResponse,
-} from "./requestHandler.ts";
+} from "./http/requestHandler.ts";
+export { escapeHtml, renderWidget, type WidgetOptions } from "./http/widget.ts";
+export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
+export {
+  BuildFailedError,
+  type BuildFailure,
+  type BuildOptions,
+  BuildOutputError,
+  type BuildResult,
+  BuildSetupError,
+  type BuiltBundle,
+  build,
+  formatBuildReport,
+} from "./production/build.ts";
+export {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  ManifestError,
+  PrebuiltBundles,
+  parseManifest,
+  readManifest,
+  resolveBuildDir,
+} from "./production/manifest.ts";
 export {
   createStaticFiles,
   IMMUTABLE_CACHE_CONTROL,
@@ -105,5 +113,6 @@ export {
   type StaticFile,
   type StaticFiles,
   type StaticFilesOptions,
-} from "./staticFiles.ts";
-export { escapeHtml, renderWidget, type WidgetOptions } from "./widget.ts";
+} from "./production/staticFiles.ts";
+export { createFetchHandler, type FetchHandlerOptions } from "./transports/fetch.ts";
+export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";

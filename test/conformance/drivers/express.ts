@@ -1,4 +1,4 @@
-import { createRouter } from "../../../packages/server/src/bridges/express.ts";
+import { createRouter } from "../../../packages/server/src/transports/express.ts";
 import { type Driver, listenNode } from "./driver.ts";
 
 type Express = typeof import("express");

@@ -1,4 +1,4 @@
-import { svcPlugin } from "../../../packages/server/src/bridges/fastify.ts";
+import { svcPlugin } from "../../../packages/server/src/transports/fastify.ts";
 import { type Driver, isHandlers } from "./driver.ts";
 
 type Fastify = typeof import("fastify");

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
-import { createFetchHandler } from "../../../packages/server/src/fetch.ts";
+import { createFetchHandler } from "../../../packages/server/src/transports/fetch.ts";
 import { type Driver, listenNode } from "./driver.ts";
 
 /** The web-standard handler, served by @hono/node-server's Request/Response adaptor. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { createRoutes } from "../../../packages/server/src/bridges/hono.ts";
+import { createRoutes } from "../../../packages/server/src/transports/hono.ts";
 import type { Driver } from "./driver.ts";
 
 /**

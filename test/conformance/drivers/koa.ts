@@ -1,4 +1,4 @@
-import { createMiddleware } from "../../../packages/server/src/bridges/koa.ts";
+import { createMiddleware } from "../../../packages/server/src/transports/koa.ts";
 import { type Driver, listenNode } from "./driver.ts";
 
 type Koa = typeof import("koa");

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { SvcModule as SvcModuleClass } from "../../../packages/server/src/bridges/nest.ts";
+import type { SvcModule as SvcModuleClass } from "../../../packages/server/src/transports/nest.ts";
 import { type Driver, isHandlers } from "./driver.ts";
 
 /**
@@ -28,7 +28,7 @@ export function nestDriver(platform: "express" | "fastify"): Driver {
     async start({ source, options, prefix }) {
       const { Module } = await importNest<Common>("@nestjs/common");
       const { NestFactory, RouterModule } = await importNest<Core>("@nestjs/core");
-      const { SvcModule } = (await import("../../../packages/server/src/bridges/nest.ts")) as {
+      const { SvcModule } = (await import("../../../packages/server/src/transports/nest.ts")) as {
         SvcModule: typeof SvcModuleClass;
       };
       const sourceOption = isHandlers(source) ? { handlers: source } : { registry: source };

@@ -1,4 +1,4 @@
-import { createNodeHandler } from "../../../packages/server/src/node.ts";
+import { createNodeHandler } from "../../../packages/server/src/transports/node.ts";
 import { type Driver, listenNode } from "./driver.ts";
 
 export const nodeDriver: Driver = {

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, onTestFinished, vi } from "vitest";
-import { type Bundler, esbuildBundler } from "../bundler.ts";
-import { type Manifest, parseManifest } from "../manifest.ts";
+import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { type Manifest, parseManifest } from "../production/manifest.ts";
 
 const created: string[] = [];
 afterAll(() => {
@@ -139,7 +139,7 @@ export function readManifestOf(outDir: string): Manifest {
   return parseManifest(readFileSync(join(outDir, "manifest.json"), "utf8"));
 }
 
-const SVC = fileURLToPath(new URL("../svc.ts", import.meta.url));
+const SVC = fileURLToPath(new URL("../cli/svc.ts", import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");

@@ -1,0 +1,146 @@
+import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
+import { countingBundler, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { BundleCache } from "./bundleCache.ts";
+
+function setup(files: Record<string, string>, maxBytes?: number) {
+  const dir = writeTree(files);
+  const registry = new ComponentRegistry(dir);
+  const bundler = countingBundler();
+  const cache = new BundleCache(bundler, { maxBytes });
+  const get = (name: string): Component => {
+    const c = registry.get(name);
+    if (!c) throw new Error(`no ${name}`);
+    return c;
+  };
+  return { dir, registry, cache, get, builds: () => bundler.builds };
+}
+
+const text = (code: Uint8Array) => Buffer.from(code).toString("utf8");
+
+/** Rewrites a file the way an editor does, moving its mtime forward so the change is unambiguous. */
+function edit(path: string, content: string) {
+  writeFileSync(path, content);
+  const later = new Date(statSync(path).mtimeMs + 2_000);
+  utimesSync(path, later, later);
+}
+
+describe("BundleCache", () => {
+  it("serves a warm bundle without rebuilding", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites();
+    const first = await t.cache.get(t.get("card"));
+    const second = await t.cache.get(t.get("card"));
+    expect(second.hash).toBe(first.hash);
+    expect(t.builds()).toBe(1);
+  });
+
+  it("peeks a warm bundle synchronously, and never a stale one", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites();
+    expect(t.cache.peek(t.get("card"))).toBeUndefined();
+    const built = await t.cache.get(t.get("card"));
+    expect(t.cache.peek(t.get("card"))).toBe(built);
+    edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `edited ${s}`;\n");
+    await new Promise((resolve) => setImmediate(resolve)); // inputs are checked once a turn
+    expect(t.cache.peek(t.get("card"))).toBeUndefined();
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("edited");
+    expect(t.builds()).toBe(2);
+  });
+
+  it("rebuilds after an edit to a sibling implementation file", async () => {
+    const t = setup(typicalComponent("card"));
+    const before = await t.cache.get(t.get("card"));
+    edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `edited ${s}`;\n");
+    const after = await t.cache.get(t.get("card"));
+    expect(after.hash).not.toBe(before.hash);
+    expect(text(after.code)).toContain("edited");
+  });
+
+  it("rebuilds after an edit to a helper outside the component directory", async () => {
+    const t = setup({
+      "card/index.tsx": 'import { greet } from "../shared/greet";\nexport default () => greet();\n',
+      "shared/greet.ts": 'export const greet = () => "first version";\n',
+    });
+    const before = await t.cache.get(t.get("card"));
+    edit(join(t.dir, "shared/greet.ts"), 'export const greet = () => "second version";\n');
+    const after = await t.cache.get(t.get("card"));
+    expect(after.hash).not.toBe(before.hash);
+    expect(text(after.code)).toContain("second version");
+  });
+
+  it("picks up a file the entry newly imports", async () => {
+    const t = setup({ "card/index.tsx": "export default () => 1;\n" });
+    await t.cache.get(t.get("card"));
+    writeTree({ "card/extra.ts": 'export const extra = "brand new file";\n' }, t.dir);
+    edit(
+      join(t.dir, "card/index.tsx"),
+      'import { extra } from "./extra";\nexport default () => extra;\n',
+    );
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("brand new file");
+  });
+
+  it("rebuilds when an input vanished", async () => {
+    const t = setup({
+      "card/index.tsx": 'import { x } from "./x";\nexport default () => x;\n',
+      "card/x.ts": "export const x = 1;\n",
+    });
+    await t.cache.get(t.get("card"));
+    rmSync(join(t.dir, "card/x.ts"));
+    await expect(t.cache.get(t.get("card"))).rejects.toThrow(/Could not resolve "\.\/x"/);
+  });
+
+  it("does not trust a bundle whose inputs changed within a timestamp tick of its build", async () => {
+    const t = setup({ "card/index.tsx": 'export default () => "AAAA";\n' });
+    const file = join(t.dir, "card/index.tsx");
+    writeFileSync(file, 'export default () => "BBBB";\n'); // mtime: now, as a fast editor leaves it
+    const racy = statSync(file);
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("BBBB");
+    // Same size, same mtime: indistinguishable by stat, as a second save in the same tick is.
+    writeFileSync(file, 'export default () => "CCCC";\n');
+    utimesSync(file, racy.atime, racy.mtime);
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("CCCC");
+  });
+
+  it("checks inputs once per event-loop turn, so an edit shows from the next turn on", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites();
+    await t.cache.get(t.get("card"));
+    await new Promise((resolve) => setImmediate(resolve));
+    const checked = await t.cache.get(t.get("card")); // this turn's check: fresh
+    edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `turn ${s}`;\n");
+    // Requests of one turn are concurrent: the turn's check holds for all of them.
+    expect((await t.cache.get(t.get("card"))).hash).toBe(checked.hash);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text((await t.cache.get(t.get("card"))).code)).toContain("turn");
+  });
+
+  it("shares one build among 50 concurrent cold requests", async () => {
+    const t = setup(typicalComponent("card"));
+    settleWrites(); // just-written inputs make the build racy, and then joiners build again
+    const results = await Promise.all(Array.from({ length: 50 }, () => t.cache.get(t.get("card"))));
+    expect(t.builds()).toBe(1);
+    for (const r of results)
+      expect(Buffer.compare(r.code, results[0]?.code ?? new Uint8Array())).toBe(0);
+  });
+
+  it("keeps total cached bytes within the bound, evicting the least recently used", async () => {
+    const files = Object.assign({}, ...["a", "b", "c"].map((n) => typicalComponent(n)));
+    const probe = setup(files);
+    settleWrites();
+    const size = (await probe.cache.get(probe.get("a"))).code.byteLength;
+    const t = setup(files, Math.floor(size * 2.5));
+    await t.cache.get(t.get("a"));
+    await t.cache.get(t.get("b"));
+    await t.cache.get(t.get("a")); // a is now more recent than b
+    await t.cache.get(t.get("c")); // evicts b
+    expect(t.cache.bytes).toBeLessThanOrEqual(Math.floor(size * 2.5));
+    const builds = t.builds();
+    await t.cache.get(t.get("a"));
+    expect(t.builds()).toBe(builds);
+    await t.cache.get(t.get("b"));
+    expect(t.builds()).toBe(builds + 1);
+  });
+});

@@ -1,0 +1,186 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "es-module-lexer";
+import { describe, expect, it } from "vitest";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { BundleError } from "../errors.ts";
+import { typicalComponent, writeTree } from "../test/fixtures.ts";
+import { EXTERNALS, esbuildBundler, finishOutput } from "./bundler.ts";
+
+function component(dir: string, name: string) {
+  const found = new ComponentRegistry(dir).get(name);
+  if (!found) throw new Error(`fixture ${name} missing`);
+  return found;
+}
+
+function inlineMap(code: string): { sources: string[]; sourcesContent: string[] } {
+  const match = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\n$/.exec(
+    code,
+  );
+  if (!match?.[1]) throw new Error("no inline source map");
+  return JSON.parse(Buffer.from(match[1], "base64").toString("utf8"));
+}
+
+describe("esbuildBundler", () => {
+  const tree = {
+    ...typicalComponent("card"),
+    "shared/format.ts": "export const format = (s: string) => `«${s}»`;\n",
+    "card/Extra.tsx":
+      'import { createPortal } from "react-dom";\nimport { css } from "goober";\nimport { useComponent } from "@svc/react";\nimport { format } from "../shared/format";\nexport const Extra = () => createPortal(<b className={css`color: red`}>{format(String(useComponent))}</b>, document.body);\n',
+    "card/index.tsx": 'export { default } from "./View";\nexport { Extra } from "./Extra";\n',
+  };
+
+  it("emits ESM whose only imports are the shared runtime modules", async () => {
+    const dir = writeTree(tree);
+    const { code } = await esbuildBundler.bundle(component(dir, "card"));
+    const text = Buffer.from(code).toString("utf8");
+    await (await import("es-module-lexer")).init;
+    const [imports, exports] = parse(text);
+    const specifiers = imports.map((i) => i.n);
+    expect(specifiers.length).toBeGreaterThan(0);
+    for (const s of specifiers) expect(EXTERNALS).toContain(s);
+    expect(specifiers).toEqual(
+      expect.arrayContaining(["react", "react/jsx-runtime", "react-dom", "goober", "@svc/react"]),
+    );
+    expect(exports.map((e) => e.n).sort()).toEqual(["Extra", "default"]);
+  });
+
+  it("inlines a source map whose sources are component:// paths with their content", async () => {
+    const dir = writeTree(tree);
+    const { code } = await esbuildBundler.bundle(component(dir, "card"));
+    const map = inlineMap(Buffer.from(code).toString("utf8"));
+    expect(map.sources).toEqual(
+      expect.arrayContaining([
+        "component://card/View.tsx",
+        "component://card/Extra.tsx",
+        "component://card/label.ts",
+        "component://card/../shared/format.ts",
+      ]),
+    );
+    for (const source of map.sources) expect(source.startsWith("component://card/")).toBe(true);
+    expect(map.sourcesContent.join("\n")).toContain("toUpperCase");
+  });
+
+  it("rewrites sources whose file names hold JSON punctuation", async () => {
+    const odd = 'we"ird],\n  "x.ts';
+    const dir = writeTree({
+      "odd/index.tsx": `import { v } from ${JSON.stringify(`./${odd}`)};\nexport const w = v + 1;\n`,
+      [`odd/${odd}`]: "export const v = 1;\n",
+    });
+    const { code } = await esbuildBundler.bundle(component(dir, "odd"));
+    const map = inlineMap(Buffer.from(code).toString("utf8"));
+    // esbuild writes sources as URLs: the odd characters arrive percent-encoded.
+    expect(map.sources.map(decodeURIComponent)).toEqual([
+      `component://odd/${odd}`,
+      "component://odd/index.tsx",
+    ]);
+    expect(map.sourcesContent[0]).toBe("export const v = 1;\n");
+  });
+
+  it("rewrites a source map of another shape by parsing it whole", () => {
+    const dir = writeTree(typicalComponent("card"));
+    const card = component(dir, "card");
+    const file = (path: string, text: string) => {
+      const contents = Buffer.from(text);
+      return { path, contents, text, hash: "" };
+    };
+    const map = { version: 3, sourceRoot: "/abs/", sources: ["card/View.tsx"], mappings: "" };
+    const out = finishOutput(
+      card,
+      file(join(dir, "card.js"), "export default 1;\n"),
+      file(join(dir, "card.js.map"), JSON.stringify(map)),
+    );
+    const text = Buffer.from(out.code).toString("utf8");
+    expect(text.startsWith("export default 1;\n//# sourceMappingURL=")).toBe(true);
+    const rewritten = inlineMap(text) as { sources: string[]; sourceRoot?: string };
+    expect(rewritten.sources).toEqual(["component://card/View.tsx"]);
+    expect(rewritten.sourceRoot).toBeUndefined();
+  });
+
+  it("bundles npm packages the component imports", async () => {
+    // Inside the repository, so es-module-lexer resolves from its node_modules.
+    const inRepo = mkdtempSync(join(process.cwd(), "node_modules", ".svc-test-"));
+    let text: string;
+    try {
+      writeTree(
+        {
+          "src/uses_pkg/index.tsx":
+            'import { parse } from "es-module-lexer";\nexport default () => String(typeof parse);\n',
+        },
+        inRepo,
+      );
+      const { code } = await esbuildBundler.bundle(component(join(inRepo, "src"), "uses_pkg"));
+      text = Buffer.from(code).toString("utf8");
+    } finally {
+      rmSync(inRepo, { recursive: true, force: true });
+    }
+    expect(text).not.toMatch(/from\s*"es-module-lexer"/);
+    expect(text).toContain("es-module-lexer");
+  });
+
+  it("never leaks an absolute path: two copies in different directories give identical bytes", async () => {
+    const a = writeTree(tree);
+    const b = writeTree(tree);
+    const [first, second] = await Promise.all([
+      esbuildBundler.bundle(component(a, "card")),
+      esbuildBundler.bundle(component(b, "card")),
+    ]);
+    const text = Buffer.from(first.code).toString("utf8");
+    const decoded = JSON.stringify(inlineMap(text));
+    for (const leak of [a, b, tmpdir(), process.cwd()]) {
+      expect(text).not.toContain(leak);
+      expect(decoded).not.toContain(leak);
+    }
+    expect(Buffer.compare(first.code, second.code)).toBe(0);
+    expect(first.hash).toBe(second.hash);
+    expect(first.hash).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it("reports every input file, including helpers outside the component", async () => {
+    const dir = writeTree(tree);
+    const { inputs } = await esbuildBundler.bundle(component(dir, "card"));
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        join(dir, "card/index.tsx"),
+        join(dir, "card/View.tsx"),
+        join(dir, "shared/format.ts"),
+      ]),
+    );
+  });
+
+  it("turns a syntax error into a BundleError with file:line:column relative to the component", async () => {
+    const dir = writeTree({
+      "broken/index.tsx": 'export { default } from "./Impl";\n',
+      "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+    });
+    const error = await esbuildBundler.bundle(component(dir, "broken")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BundleError);
+    expect((error as BundleError).message).toMatch(/^Could not bundle "broken": Impl\.tsx:2:\d+: /);
+    expect((error as BundleError).message).not.toContain(dir);
+  });
+});
+
+describe("runEsbuild", () => {
+  it("restarts esbuild's service after it died, so the next bundle succeeds", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    await esbuildBundler.bundle(component(dir, "card")); // the service is running
+    const children = execFileSync("pgrep", ["-f", "-P", String(process.pid), "--", "--service"])
+      .toString()
+      .trim()
+      .split("\n")
+      .filter(Boolean);
+    expect(children.length).toBeGreaterThan(0);
+    for (const pid of children) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100)); // let the exit be noticed
+    const { code } = await esbuildBundler.bundle(component(dir, "card"));
+    expect(Buffer.from(code).toString("utf8")).toContain("toUpperCase");
+  });
+});

@@ -1,0 +1,241 @@
+import { createHash } from "node:crypto";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import * as esbuild from "esbuild";
+import type { Component } from "../components/componentRegistry.ts";
+import { fileSafeName } from "../components/names.ts";
+import { BundleError, type BundleErrorLocation } from "../errors.ts";
+
+/**
+ * Modules every bundle leaves as bare imports: the page provides them once, through
+ * `window.__MODULES__`, so all components share one React.
+ */
+export const EXTERNALS = [
+  "react",
+  "react-dom",
+  "react/jsx-runtime",
+  "react-dom/client",
+  "goober",
+  "@svc/react",
+] as const;
+
+export interface BundleOptions {
+  /** Minify the output. Default: false (dev server); `svc build` turns it on. */
+  minify?: boolean;
+  /** Append an inline source map with `component://<name>/<file>` sources. Default: true. */
+  sourcemap?: boolean;
+  /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
+  mode?: "development" | "production";
+}
+
+/** One finished bundle. */
+export interface BundleOutput {
+  /** The exact bytes served. */
+  code: Uint8Array;
+  /** First 12 hex characters of the SHA-256 of `code`. */
+  hash: string;
+  /** Absolute paths of every file esbuild read to produce it. */
+  inputs: string[];
+}
+
+/** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
+export interface Bundler {
+  bundle(component: Component, options?: BundleOptions): Promise<BundleOutput>;
+}
+
+/**
+ * The directory bundles are built relative to: esbuild prints paths (comments, metafile)
+ * relative to it, so keeping it the component's source root keeps every output free of
+ * absolute paths and identical wherever the sources live.
+ */
+export function workingDirOf(components: readonly Component[]): string {
+  const roots = [...new Set(components.map((c) => c.source.dir))];
+  return roots.reduce((common, root) => commonAncestor(common, root), roots[0] ?? process.cwd());
+}
+
+/**
+ * The one place esbuild options are made: the dev server (one entry) and `svc build` (all
+ * entries in one pass) both call this, so the same sources and options give the same bytes.
+ */
+export function createEsbuildOptions(
+  components: readonly Component[],
+  options: BundleOptions = {},
+): esbuild.BuildOptions & { write: false; metafile: true } {
+  const workingDir = workingDirOf(components);
+  const mode = options.mode ?? "development";
+  return {
+    absWorkingDir: workingDir,
+    entryPoints: Object.fromEntries(components.map((c) => [fileSafeName(c.name), c.entry])),
+    outdir: workingDir,
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2020",
+    jsx: "automatic",
+    external: [...EXTERNALS],
+    minify: options.minify ?? false,
+    sourcemap: (options.sourcemap ?? true) ? "external" : false,
+    sourcesContent: true,
+    charset: "utf8",
+    legalComments: "none",
+    define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    logLevel: "silent",
+  };
+}
+
+/** esbuild's output for one component, turned into the bytes svc serves. */
+export interface FinishedOutput {
+  code: Uint8Array;
+  hash: string;
+}
+
+/**
+ * Appends the component's source map inline (sources rewritten to
+ * `component://<name>/<path relative to the component>`) and hashes the result. Works on
+ * esbuild's bytes: the code is never decoded, and of the map only its `sources` array is.
+ */
+export function finishOutput(
+  component: Component,
+  js: esbuild.OutputFile,
+  map: esbuild.OutputFile | undefined,
+): FinishedOutput {
+  // Copied either way: esbuild's output files may be views into one buffer of the whole build.
+  let code: Buffer;
+  if (map === undefined) {
+    code = Buffer.from(js.contents);
+  } else {
+    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path));
+    const comment = `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`;
+    code = Buffer.concat([js.contents, Buffer.from(comment)]);
+  }
+  return { code, hash: contentHash(code) };
+}
+
+/** SHA-256 of `bytes`, lowercase hex, first 12 characters. */
+export function contentHash(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex").slice(0, 12);
+}
+
+/** How esbuild's source maps begin, up to the `sources` array's opening bracket. */
+const MAP_HEAD = Buffer.from('{\n  "version": 3,\n  "sources": [');
+/**
+ * What ends the `sources` array: a JSON string cannot hold a raw line break, so the first
+ * `],` followed by one is the array's end whatever the file names contain.
+ */
+const SOURCES_END = Buffer.from('],\n  "');
+
+/**
+ * The map with its `sources` rewritten to `component://` URLs. Only the `sources` array is
+ * parsed and replaced (the sources' content, usually most of the map, is copied as bytes);
+ * a map of any other shape is parsed whole.
+ */
+function rewriteSourceMap(component: Component, bytes: Uint8Array, outputDir: string): Buffer {
+  const map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const toUrl = (source: string) => {
+    const inside = relative(component.dir, resolve(outputDir, source)).split("\\").join("/");
+    return `component://${component.name}/${inside}`;
+  };
+  const start = MAP_HEAD.length - 1; // the `[`
+  const end = map.indexOf(SOURCES_END, start) + 1; // just after the `]`
+  if (map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) && end > start) {
+    const sources = JSON.parse(map.toString("utf8", start, end)) as string[];
+    return Buffer.concat([
+      map.subarray(0, start),
+      Buffer.from(JSON.stringify(sources.map(toUrl))),
+      map.subarray(end),
+    ]);
+  }
+  const whole = JSON.parse(map.toString("utf8")) as { sources: string[]; sourceRoot?: string };
+  whole.sources = whole.sources.map(toUrl);
+  delete whole.sourceRoot;
+  return Buffer.from(JSON.stringify(whole));
+}
+
+/** Converts esbuild's messages into locations relative to the component directory. */
+export function toBundleErrorLocations(
+  component: Component,
+  workingDir: string,
+  messages: readonly esbuild.Message[],
+): BundleErrorLocation[] {
+  return messages.map((m) => {
+    if (!m.location) return { text: m.text };
+    const absolute = isAbsolute(m.location.file)
+      ? m.location.file
+      : resolve(workingDir, m.location.file);
+    return {
+      file: relative(component.dir, absolute).split("\\").join("/"),
+      line: m.location.line,
+      column: m.location.column,
+      text: m.text,
+      lineText: m.location.lineText,
+    };
+  });
+}
+
+/**
+ * `esbuild.build`, restarting esbuild's service when it has died (killed, out of memory):
+ * once its child process is gone every call fails until the service is stopped and started
+ * again, so one dead service would otherwise fail every later request.
+ */
+export async function runEsbuild<T extends esbuild.BuildOptions>(
+  options: esbuild.SameShape<esbuild.BuildOptions, T>,
+): Promise<esbuild.BuildResult<T>> {
+  try {
+    return await esbuild.build(options);
+  } catch (error) {
+    if (!isDeadService(error)) throw error;
+    await esbuild.stop();
+    return await esbuild.build(options);
+  }
+}
+
+function isDeadService(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return (
+    message.includes("The service is no longer running") ||
+    message.includes("The service was stopped")
+  );
+}
+
+/** The default bundler: esbuild's JavaScript API, in-process (one long-lived service). */
+export const esbuildBundler: Bundler = {
+  async bundle(component, options = {}) {
+    const buildOptions = createEsbuildOptions([component], options);
+    const workingDir = buildOptions.absWorkingDir as string;
+    let result: esbuild.BuildResult<{ write: false; metafile: true }>;
+    try {
+      result = await runEsbuild(buildOptions);
+    } catch (error) {
+      const failure = error as esbuild.BuildFailure;
+      if (Array.isArray(failure.errors) && failure.errors.length > 0) {
+        throw new BundleError(
+          component.name,
+          toBundleErrorLocations(component, workingDir, failure.errors),
+          { cause: error },
+        );
+      }
+      throw new BundleError(component.name, [{ text: String(failure.message ?? error) }], {
+        cause: error,
+      });
+    }
+    const js = result.outputFiles.find((f) => f.path.endsWith(".js"));
+    if (js === undefined) {
+      throw new BundleError(component.name, [{ text: "esbuild produced no JavaScript output" }]);
+    }
+    const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
+    const { code, hash } = finishOutput(component, js, map);
+    const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(workingDir, input));
+    return { code, hash, inputs };
+  },
+};
+
+function commonAncestor(a: string, b: string): string {
+  let current = a;
+  while (relative(current, b).startsWith("..") || isAbsolute(relative(current, b))) {
+    const parent = dirname(current);
+    if (parent === current) return current;
+    current = parent;
+  }
+  return current;
+}

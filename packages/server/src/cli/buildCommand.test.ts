@@ -1,0 +1,213 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { silentLogger } from "../logger.ts";
+import { build } from "../production/build.ts";
+import {
+  readManifestOf,
+  runSvc,
+  snapshot,
+  startSvc,
+  typicalComponent,
+  writeTree,
+} from "../test/fixtures.ts";
+
+const start = (args: string[], cwd: string, env?: Record<string, string | undefined>) =>
+  startSvc(args, { cwd, env });
+const run = (args: string[], cwd: string, env?: Record<string, string | undefined>) =>
+  runSvc(args, { cwd, env });
+const manifestOf = readManifestOf;
+
+const project = {
+  ...typicalComponent("components/card"),
+  ...typicalComponent("components/ui/button", "Click"),
+};
+
+describe("svc build", () => {
+  it("writes the build, prints progress and a table of component, size, gzip size and hash", async () => {
+    const cwd = writeTree(project);
+    const result = await run(["build", "--output", "dist/svc"], cwd);
+    expect(result.code).toBe(0);
+    const manifest = manifestOf(join(cwd, "dist/svc"));
+    expect(Object.keys(manifest)).toEqual(["card", "ui.button"]);
+    expect(result.stderr).toContain("svc build: bundling 2 components…");
+    expect(result.stdout).toMatch(/^component\s+size\s+gzip\s+hash$/m);
+    for (const [name, entry] of Object.entries(manifest)) {
+      expect(result.stdout).toMatch(
+        new RegExp(`^${name.replace(".", "\\.")}\\s+\\S+ k?B\\s+\\S+ k?B\\s+${entry.hash}$`, "m"),
+      );
+    }
+    expect(result.stdout).toMatch(/2 components, .* → dist\/svc in \d+ ms/);
+  });
+
+  it("honours --prefix, --no-minify, --sourcemap and --compress", async () => {
+    const cwd = writeTree(project);
+    const plain = await run(["build", "--output", "min"], cwd);
+    const flagged = await run(
+      ["build", "--output", "full", "--prefix", "app", "--no-minify", "--sourcemap", "--compress"],
+      cwd,
+    );
+    expect([plain.code, flagged.code]).toEqual([0, 0]);
+    const full = manifestOf(join(cwd, "full"));
+    expect(Object.keys(full)).toEqual(["app:card", "app:ui.button"]);
+    const entry = full["app:card"];
+    expect(entry?.file).toMatch(/^bundles\/app--card\.[0-9a-f]{12}\.js$/);
+    expect(entry?.size).toBeGreaterThan(manifestOf(join(cwd, "min")).card?.size ?? Infinity);
+    const text = readFileSync(join(cwd, "full", entry?.file ?? ""), "utf8");
+    expect(text).toContain("//# sourceMappingURL=data:application/json;base64,");
+    expect(readdirSync(join(cwd, "full/bundles"))).toContain(`${entry?.file.slice(8)}.br`);
+  });
+
+  it("exits 1 listing every broken component with file:line:column, leaving the previous output byte for byte", async () => {
+    const cwd = writeTree(project);
+    expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
+    const before = snapshot(join(cwd, "out"));
+    writeTree(
+      {
+        "components/broken/index.tsx": 'export { default } from "./Impl";\n',
+        "components/broken/Impl.tsx":
+          "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+        "components/card/label.ts":
+          "export function label(text: string): string {\n  return text.\n}\n",
+      },
+      cwd,
+    );
+    const result = await run(["build", "--output", "out"], cwd);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("svc: build failed: 2 errors in 2 components");
+    expect(result.stderr).toContain("broken: Impl.tsx:2:13: Unexpected");
+    expect(result.stderr).toMatch(/card: label\.ts:3:1: /);
+    expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+/);
+    expect(snapshot(join(cwd, "out"))).toEqual(before);
+    expect(readdirSync(cwd).sort()).toEqual(["components", "out"]);
+  });
+
+  it.each([
+    [["build"], /^svc: --output DIR is required — pass it, set SVC_BUILD_DIR/],
+    [["build", "--output", "taken"], /^svc: .*taken is not empty and holds no manifest\.json/],
+    [["build", "--output", "o", "--prefix", "no-dash"], /^svc: --prefix "no-dash" is not a valid/],
+    [
+      ["build", "--output", "o", "--components-dir", "nope"],
+      /^svc: components directory nope does not exist/,
+    ],
+  ])("rejects %j with one line and exit code 2", async (args, message) => {
+    const cwd = writeTree({ ...project, "taken/notes.txt": "mine" });
+    const result = await run(args, cwd);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(join(cwd, "taken/notes.txt"), "utf8")).toBe("mine");
+  });
+
+  it("uses SVC_BUILD_DIR as the output when --output is not given", async () => {
+    const cwd = writeTree(project);
+    const result = await run(["build"], cwd, { SVC_BUILD_DIR: "from-env" });
+    expect(result.code).toBe(0);
+    expect(Object.keys(manifestOf(join(cwd, "from-env")))).toEqual(["card", "ui.button"]);
+  });
+});
+
+describe("svc build killed with SIGKILL", () => {
+  /** 300 components: enough that writing them (compressed) takes a while. */
+  function manyComponents(version: string): Record<string, string> {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) {
+      files[`components/c${i}/index.tsx`] =
+        `import { useState } from "react";\nexport default function C${i}() {\n  const [n, setN] = useState(${i});\n  return <button type="button" onClick={() => setN(n + 1)}>${version} ${i}: {n}</button>;\n}\n`;
+    }
+    return files;
+  }
+
+  it.each([
+    ["as soon as its temporary directory has a bundle", 1],
+    ["halfway through writing bundles", 150],
+  ])("%s leaves the previous output intact; the next build cleans up", async (_, written) => {
+    const cwd = writeTree(manyComponents("v1"));
+    const outDir = join(cwd, "out");
+    const registry = () => new ComponentRegistry(join(cwd, "components"), { logger: silentLogger });
+    await build({ registry: registry(), outDir });
+    const before = snapshot(outDir);
+    writeTree(manyComponents("v2"), cwd);
+
+    const svc = start(["build", "--output", "out", "--compress"], cwd);
+    const bundlesWritten = () => {
+      const tmp = readdirSync(cwd).find((name) => name.startsWith("out.tmp-"));
+      if (tmp === undefined) return 0;
+      try {
+        return readdirSync(join(cwd, tmp, "bundles")).length;
+      } catch {
+        return 0;
+      }
+    };
+    let exited = false;
+    void svc.exited.then(() => {
+      exited = true;
+    });
+    while (!exited && bundlesWritten() < written) await new Promise((r) => setImmediate(r));
+    svc.child.kill("SIGKILL");
+    expect(await svc.exited).toEqual({ code: null, signal: "SIGKILL" });
+
+    expect(snapshot(outDir)).toEqual(before);
+    const leftovers = readdirSync(cwd).filter((name) => name.startsWith("out."));
+    expect(leftovers).toHaveLength(1); // the killed build's temporary directory
+
+    const next = await build({ registry: registry(), outDir });
+    expect(readdirSync(cwd).sort()).toEqual(["components", "out"]);
+    expect(manifestOf(outDir)).toEqual(next.manifest);
+    expect(snapshot(outDir)).not.toEqual(before);
+  });
+});
+
+describe("svc serve --build-dir", () => {
+  it("serves the build under /static/svc/ and, with --static, answers 404 StaticMode for bundles", async () => {
+    const cwd = writeTree(project);
+    expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
+    const manifest = manifestOf(join(cwd, "out"));
+    const svc = start(
+      ["serve", "--host", "127.0.0.1", "--port", "0", "--build-dir", "out", "--static"],
+      cwd,
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = /api: +(http:\/\/\S+)\/api\/bundles/.exec(svc.output().stdout);
+        if (match?.[1]) resolve(match[1]);
+      };
+      svc.child.stdout?.on("data", check);
+      svc.child.on("exit", () => reject(new Error(svc.output().stderr)));
+    });
+    const card = manifest.card;
+    const file = await fetch(`${url}/static/svc/${card?.file}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(
+      Buffer.from(await file.arrayBuffer()).equals(
+        readFileSync(join(cwd, "out", card?.file ?? "")),
+      ),
+    ).toBe(true);
+    const manifestResponse = await fetch(`${url}/static/svc/manifest.json`);
+    expect(manifestResponse.headers.get("cache-control")).toBe("no-cache");
+    expect(await manifestResponse.json()).toEqual(manifest);
+
+    const bundle = await fetch(`${url}/api/bundles/card.js`);
+    expect(bundle.status).toBe(404);
+    expect(((await bundle.json()) as { error: string }).error).toBe("StaticMode");
+    const metadata = await fetch(`${url}/api/bundles/card/metadata`);
+    expect(((await metadata.json()) as { hash: string }).hash).toBe(card?.hash);
+    svc.child.kill("SIGTERM");
+    expect((await svc.exited).code).toBe(0);
+  });
+
+  it("refuses --static without a build directory, and a build directory without a manifest", async () => {
+    const cwd = writeTree(project);
+    mkdirSync(join(cwd, "empty"));
+    writeFileSync(join(cwd, "bad.json"), "{}");
+    const noDir = await run(["serve", "--port", "0", "--static"], cwd);
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toMatch(/^svc: --static needs a build directory — pass --build-dir/);
+    const noManifest = await run(["serve", "--port", "0", "--build-dir", "empty"], cwd);
+    expect(noManifest.code).toBe(2);
+    expect(noManifest.stderr).toMatch(/manifest\.json does not exist — run `svc build --output/);
+    expect(noManifest.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});

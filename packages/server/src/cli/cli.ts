@@ -1,0 +1,277 @@
+import { readFileSync } from "node:fs";
+import { cac } from "cac";
+import * as esbuild from "esbuild";
+import { consoleLogger } from "../logger.ts";
+import {
+  BuildFailedError,
+  BuildOutputError,
+  BuildSetupError,
+  build,
+  formatBuildReport,
+} from "../production/build.ts";
+import { ManifestError } from "../production/manifest.ts";
+import { type ConfigFlags, createRegistry, resolveConfig, UsageError } from "./config.ts";
+import { DEFAULT_DEV_ORIGIN, type DevServer, startDevServer } from "./devServer.ts";
+
+export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function parsePort(value: unknown): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, not ${String(value)}`);
+  }
+  return port;
+}
+
+function asList(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+interface CommonFlags {
+  config?: string;
+  componentsDir?: string;
+}
+
+interface ServeFlags extends CommonFlags {
+  host?: string;
+  port?: unknown;
+  corsOrigin?: unknown;
+  buildDir?: string;
+  static?: boolean;
+}
+
+interface BuildFlags extends CommonFlags {
+  output?: string;
+  prefix?: string;
+  minify?: boolean;
+  sourcemap?: boolean;
+  compress?: boolean;
+}
+
+/**
+ * Whether `--name` or `--no-name` was typed: cac fills in `true` for a negatable flag that
+ * was not given, which must not override the config file.
+ */
+function givenBoolean(argv: readonly string[], name: string): boolean | undefined {
+  let value: boolean | undefined;
+  for (const arg of argv) {
+    if (arg === `--${name}`) value = true;
+    else if (arg === `--no-${name}`) value = false;
+  }
+  return value;
+}
+
+async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevServer> {
+  const configFlags: ConfigFlags = {
+    componentsDir: flags.componentsDir,
+    host: flags.host,
+    port: flags.port === undefined ? undefined : parsePort(flags.port),
+    corsOrigins: asList(flags.corsOrigin),
+    buildDir: flags.buildDir,
+    static: givenBoolean(argv, "static"),
+  };
+  const config = await resolveConfig({ configFile: flags.config, flags: configFlags });
+  const logger = consoleLogger;
+  for (const warning of config.warnings) logger.warn(warning);
+  const { host, port, corsOrigins, buildDir } = config.serve;
+  if (config.serve.static && buildDir === undefined) {
+    throw new UsageError(
+      "--static needs a build directory — pass --build-dir DIR (the output of svc build) or set SVC_BUILD_DIR",
+    );
+  }
+  const registry = createRegistry(config, logger);
+  let server: DevServer;
+  try {
+    server = await startDevServer({
+      registry,
+      host,
+      port,
+      corsOrigins,
+      buildDir,
+      staticMode: config.serve.static,
+      live: givenBoolean(argv, "live") ?? true,
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof ManifestError) throw new UsageError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new UsageError(`port ${port} is already in use — pass --port to choose another`);
+    if (code === "EACCES")
+      throw new UsageError(
+        `no permission to listen on port ${port} — pass --port with a port above 1023`,
+      );
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      throw new UsageError(
+        `cannot listen on host ${host} — pass --host with an address of this machine`,
+      );
+    throw error;
+  }
+  const shown = host === "0.0.0.0" ? `http://localhost:${server.port}` : server.url;
+  const from = config.sources.map((s) => (s.prefix ? `${s.prefix}:${s.dir}` : s.dir)).join(", ");
+  logger.info(`svc serving ${registry.size} components from ${from}`);
+  if (buildDir !== undefined) {
+    logger.info(
+      `  build:      ${buildDir}${config.serve.static ? " (static mode: the bundle endpoint answers 404)" : ""}`,
+    );
+  }
+  logger.info(`  api:        ${shown}/api/bundles`);
+  if (buildDir !== undefined) logger.info(`  static:     ${shown}/static/svc/manifest.json`);
+  logger.info(`  loader:     ${shown}/svc/loader.js`);
+  logger.info(`  playground: ${shown}/`);
+  const stop = (signal: string) => {
+    logger.info(`svc: ${signal}, shutting down`);
+    void server.close().then(async () => {
+      await esbuild.stop();
+      process.exit(0);
+    });
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  return server;
+}
+
+async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise<void> {
+  const config = await resolveConfig({
+    configFile: flags.config,
+    flags: {
+      componentsDir: flags.componentsDir,
+      prefix: flags.prefix,
+      output: flags.output,
+      minify: givenBoolean(argv, "minify"),
+      sourcemap: givenBoolean(argv, "sourcemap"),
+      compress: givenBoolean(argv, "compress"),
+    },
+  });
+  const logger = consoleLogger;
+  for (const warning of config.warnings) logger.warn(warning);
+  const output = config.build.output;
+  if (output === undefined) {
+    throw new UsageError(
+      "--output DIR is required — pass it, set SVC_BUILD_DIR, or set build.output in svc.config",
+    );
+  }
+  const registry = createRegistry(config, logger);
+  const interactive = process.stderr.isTTY === true;
+  const progress = (message: string) => {
+    if (interactive) process.stderr.write(`\r\x1b[Ksvc build: ${message}`);
+    else process.stderr.write(`svc build: ${message}\n`);
+  };
+  try {
+    const result = await build({
+      registry,
+      outDir: output,
+      minify: config.build.minify,
+      sourcemap: config.build.sourcemap,
+      compress: config.build.compress,
+      onProgress: progress,
+    });
+    if (interactive) process.stderr.write("\r\x1b[K");
+    process.stdout.write(`${formatBuildReport(result)}\n`);
+  } catch (error) {
+    if (interactive) process.stderr.write("\r\x1b[K");
+    if (error instanceof BuildSetupError) throw new UsageError(error.message);
+    if (error instanceof BuildFailedError || error instanceof BuildOutputError) {
+      process.stderr.write(`svc: ${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    throw error;
+  } finally {
+    await esbuild.stop();
+  }
+}
+
+export function createCli() {
+  const cli = cac("svc");
+  const common = (command: ReturnType<typeof cli.command>) =>
+    command
+      .option(
+        "--components-dir <dir>",
+        "Components directory (default: ./components if it exists, else the built-in examples)",
+      )
+      .option(
+        "--config <file>",
+        "Project configuration (default: svc.config.{ts,mts,js,mjs,json} in the current directory)",
+      );
+  const serveOptions = (command: ReturnType<typeof cli.command>) =>
+    common(command)
+      .option("--host <host>", "Interface to listen on (default: 0.0.0.0)")
+      .option("--port <port>", "Port to listen on; 0 picks a free one (default: 8000)")
+      .option(
+        "--cors-origin <origin>",
+        `Origin allowed cross-origin GET access; repeat for several (default: ${DEFAULT_DEV_ORIGIN})`,
+      )
+      .option(
+        "--build-dir <dir>",
+        "Serve pre-built bundles from this svc build output (and its files under /static/svc/); default: $SVC_BUILD_DIR",
+      )
+      .option("--static", "Static mode: the bundle endpoint answers 404; needs a build directory")
+      .option("--no-live", "Turn off live reload (the GET /api/events stream and the file watcher)")
+      .example("svc serve --components-dir ./src/components --port 3001")
+      .example("svc serve --build-dir dist/svc --static");
+
+  serveOptions(
+    cli.command(
+      "serve",
+      "Run the development server (live bundling, picks up changes without a restart)",
+    ),
+  ).action((flags: ServeFlags) => serve(flags, cli.rawArgs));
+  serveOptions(cli.command("", "Same as `svc serve`")).action((flags: ServeFlags) =>
+    serve(flags, cli.rawArgs),
+  );
+  common(
+    cli.command(
+      "build",
+      "Pre-compile every component into hashed bundles plus manifest.json, for production",
+    ),
+  )
+    .option(
+      "--output <dir>",
+      "Output directory (required unless SVC_BUILD_DIR or svc.config sets it)",
+    )
+    .option("--prefix <prefix>", "Register the components as PREFIX:name")
+    .option("--no-minify", "Turn minification off")
+    .option("--sourcemap", "Append inline source maps (off by default)")
+    .option("--compress", "Also write .gz and .br siblings of every bundle")
+    .example("svc build --output dist/svc")
+    .example(
+      "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",
+    )
+    .action((flags: BuildFlags) => buildCommand(flags, cli.rawArgs));
+  cli.help();
+  cli.version(version());
+  return cli;
+}
+
+/** Entry point of the `svc` command. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const cli = createCli();
+  try {
+    cli.parse(["node", "svc", ...argv], { run: false });
+    if (cli.options.help || cli.options.version) return;
+    const command = cli.matchedCommand?.name ?? "";
+    if (command === "" && cli.args.length > 0) {
+      throw new UsageError(`unknown command "${cli.args[0]}" — run svc --help to see the commands`);
+    }
+    await cli.runMatchedCommand();
+  } catch (error) {
+    if (error instanceof UsageError || (error as Error).name === "CACError") {
+      const message = (error as Error).message.replace(
+        /^Unknown option `(.+)`$/,
+        "unknown option $1 — run svc --help to see the options",
+      );
+      process.stderr.write(`svc: ${message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,443 @@
+import { existsSync, globSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { isValidSegment } from "../components/names.ts";
+import type { Logger } from "../logger.ts";
+import { resolveBuildDir } from "../production/manifest.ts";
+import { DEFAULT_DEV_ORIGIN } from "./devServer.ts";
+
+/** The components that ship with svc, served when a project has no `./components`. */
+export const BUILTIN_COMPONENTS_DIR = fileURLToPath(
+  new URL("../../examples/components", import.meta.url),
+);
+
+/** The file names `svc` looks for in the project root, in this order. */
+export const CONFIG_FILES = [
+  "svc.config.ts",
+  "svc.config.mts",
+  "svc.config.js",
+  "svc.config.mjs",
+  "svc.config.json",
+] as const;
+
+/**
+ * A mistake in how svc was invoked or configured (flags, `svc.config.*`): the CLI prints it
+ * as one line and exits with code 2.
+ */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** One component source directory. */
+export interface SourceConfig {
+  /** Directory, relative to the config file. */
+  dir: string;
+  /** Names from this source become `<prefix>:<name>`. Default: none. */
+  prefix?: string;
+}
+
+/** The contents of `svc.config.{ts,js,json}`. Relative paths are relative to the file. */
+export interface SvcConfig {
+  /**
+   * Component source directories, each a path or `{ dir, prefix }`. Later sources win name
+   * collisions. Default: `./components` when it exists, else the built-in examples.
+   */
+  sources?: (string | SourceConfig)[];
+  /**
+   * Glob(s) of application directories (e.g. `"apps/*"`). Every match holding a `components/`
+   * directory adds it as a source prefixed with the application's directory name.
+   */
+  apps?: string | string[];
+  build?: {
+    /** Output directory of `svc build`. */
+    output?: string;
+    /** Default: true. */
+    minify?: boolean;
+    /** Default: false. */
+    sourcemap?: boolean;
+    /** Write `.gz` and `.br` siblings. Default: false. */
+    compress?: boolean;
+  };
+  serve?: {
+    /** Default: "0.0.0.0". */
+    host?: string;
+    /** Default: 8000. */
+    port?: number;
+    /** Origins allowed cross-origin GET access. Default: ["http://localhost:5173"]. */
+    corsOrigins?: string[];
+    /** Serve pre-built bundles from this `svc build` output when it holds a manifest. */
+    buildDir?: string;
+    /** Static mode: the bundle endpoint answers 404. Default: false. */
+    static?: boolean;
+  };
+}
+
+/** Types a config file: `export default defineConfig({ … })`. */
+export function defineConfig(config: SvcConfig): SvcConfig {
+  return config;
+}
+
+/** Command-line flags; each one given overrides the config file. */
+export interface ConfigFlags {
+  componentsDir?: string;
+  prefix?: string;
+  output?: string;
+  minify?: boolean;
+  sourcemap?: boolean;
+  compress?: boolean;
+  host?: string;
+  port?: number;
+  corsOrigins?: readonly string[];
+  buildDir?: string;
+  static?: boolean;
+}
+
+export interface ResolveConfigOptions {
+  /** Where relative flags are resolved and the config file is looked for. Default: process.cwd(). */
+  cwd?: string;
+  /** `--config FILE`: this file instead of looking for `svc.config.*` in `cwd`. */
+  configFile?: string;
+  flags?: ConfigFlags;
+  /** Environment (`SVC_BUILD_DIR`). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Everything `serve` and `build` need, with defaults applied and paths absolute. */
+export interface ResolvedConfig {
+  /** The directory of the config file, or `cwd` without one. */
+  root: string;
+  configFile: string | undefined;
+  sources: { dir: string; prefix: string }[];
+  build: { output: string | undefined; minify: boolean; sourcemap: boolean; compress: boolean };
+  serve: {
+    host: string;
+    port: number;
+    corsOrigins: string[];
+    buildDir: string | undefined;
+    static: boolean;
+  };
+  /** Problems worth a warning that do not stop svc (e.g. an app directory with an invalid name). */
+  warnings: string[];
+}
+
+/**
+ * The one resolver behind `svc serve` and `svc build`: reads the config file (if any),
+ * applies flags over it and defaults under it.
+ *
+ * Precedence: flags, then `SVC_BUILD_DIR` (for the build directory and the build output),
+ * then the config file, then defaults.
+ * @throws UsageError for an unreadable or invalid config file, a missing directory or
+ * conflicting flags — with the fix in the message.
+ */
+export async function resolveConfig(options: ResolveConfigOptions = {}): Promise<ResolvedConfig> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const flags = options.flags ?? {};
+  const env = options.env ?? process.env;
+  const configFile = findConfigFile(cwd, options.configFile);
+  const config = configFile === undefined ? {} : await loadConfigFile(configFile);
+  const root = configFile === undefined ? cwd : dirname(configFile);
+  const where = configFile === undefined ? "" : relative(cwd, configFile) || configFile;
+  const warnings: string[] = [];
+
+  let sources: { dir: string; prefix: string }[];
+  if (flags.componentsDir !== undefined) {
+    sources = [{ dir: existingDir(cwd, flags.componentsDir), prefix: checkPrefix(flags.prefix) }];
+  } else {
+    sources = [
+      ...(config.sources ?? []).map((source, i) => {
+        const { dir, prefix } = typeof source === "string" ? { dir: source } : source;
+        return {
+          dir: existingDir(root, dir, `${where}: sources[${i}]`),
+          prefix: checkPrefix(prefix, `${where}: sources[${i}].prefix`),
+        };
+      }),
+      ...discoverApps(root, config.apps, warnings),
+    ];
+    if (sources.length > 0 && flags.prefix !== undefined) {
+      throw new UsageError(
+        `--prefix applies to --components-dir; ${where} lists sources — set their prefixes there`,
+      );
+    }
+    if (sources.length === 0) {
+      const local = resolve(root, "components");
+      const dir = isDirectory(local) ? local : BUILTIN_COMPONENTS_DIR;
+      sources = [{ dir, prefix: checkPrefix(flags.prefix) }];
+    }
+  }
+
+  const envBuildDir = env.SVC_BUILD_DIR;
+  const output =
+    flags.output !== undefined
+      ? resolve(cwd, flags.output)
+      : envBuildDir
+        ? resolve(cwd, envBuildDir)
+        : config.build?.output !== undefined
+          ? resolve(root, config.build.output)
+          : undefined;
+
+  let buildDir: string | undefined;
+  if (flags.buildDir !== undefined) {
+    buildDir = resolve(cwd, flags.buildDir);
+  } else {
+    const fromConfig =
+      config.serve?.buildDir === undefined ? undefined : resolve(root, config.serve.buildDir);
+    buildDir = resolveBuildDir(fromConfig, {
+      SVC_BUILD_DIR: envBuildDir ? resolve(cwd, envBuildDir) : envBuildDir,
+    });
+    if (fromConfig !== undefined && buildDir === undefined && envBuildDir === undefined) {
+      warnings.push(
+        `${where}: serve.buildDir ${config.serve?.buildDir} holds no manifest.json yet, so bundles are built live — run svc build to create it`,
+      );
+    }
+  }
+
+  return {
+    root,
+    configFile,
+    sources,
+    build: {
+      output,
+      minify: flags.minify ?? config.build?.minify ?? true,
+      sourcemap: flags.sourcemap ?? config.build?.sourcemap ?? false,
+      compress: flags.compress ?? config.build?.compress ?? false,
+    },
+    serve: {
+      host: flags.host ?? config.serve?.host ?? "0.0.0.0",
+      port: flags.port ?? config.serve?.port ?? 8000,
+      corsOrigins:
+        flags.corsOrigins !== undefined && flags.corsOrigins.length > 0
+          ? [...flags.corsOrigins]
+          : (config.serve?.corsOrigins ?? [DEFAULT_DEV_ORIGIN]),
+      buildDir,
+      static: flags.static ?? config.serve?.static ?? false,
+    },
+    warnings,
+  };
+}
+
+/** A registry holding every source of `config`. */
+export function createRegistry(config: ResolvedConfig, logger?: Logger): ComponentRegistry {
+  const registry = new ComponentRegistry(undefined, { logger });
+  for (const source of config.sources) registry.addSource(source.dir, { prefix: source.prefix });
+  return registry;
+}
+
+/**
+ * Loads a config file: `.json` is parsed; `.ts`/`.mts`/`.js`/`.mjs` are imported (Node runs
+ * TypeScript natively) and their default export used — an object, or a function returning one.
+ * @throws UsageError naming the file and the problem.
+ */
+export async function loadConfigFile(file: string): Promise<SvcConfig> {
+  let value: unknown;
+  if (file.endsWith(".json")) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    }
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`);
+    }
+  } else {
+    let module: { default?: unknown };
+    try {
+      module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION") {
+        throw new UsageError(
+          `cannot load ${file}: this Node.js (${process.version}) does not run TypeScript — use Node 22.18 or newer, or write the config as svc.config.mjs or .json`,
+        );
+      }
+      throw new UsageError(`cannot load ${file}: ${firstLine(error)}`);
+    }
+    value = module.default;
+    if (typeof value === "function") value = await (value as () => unknown)();
+    if (value === undefined) {
+      throw new UsageError(`${file} has no default export — write \`export default { … }\``);
+    }
+  }
+  return checkConfig(value, file);
+}
+
+function findConfigFile(cwd: string, explicit: string | undefined): string | undefined {
+  if (explicit !== undefined) {
+    const file = resolve(cwd, explicit);
+    if (!existsSync(file)) {
+      throw new UsageError(`config file ${explicit} does not exist — pass --config with a file`);
+    }
+    return file;
+  }
+  return CONFIG_FILES.map((name) => join(cwd, name)).find((file) => existsSync(file));
+}
+
+const KEYS = {
+  top: ["sources", "apps", "build", "serve"],
+  build: ["output", "minify", "sourcemap", "compress"],
+  serve: ["host", "port", "corsOrigins", "buildDir", "static"],
+} as const;
+
+/** Checks the shape of a config value, so a typo fails at start with the key named. */
+function checkConfig(value: unknown, file: string): SvcConfig {
+  const fail = (problem: string): never => {
+    throw new UsageError(`${file}: ${problem}`);
+  };
+  if (!isObject(value)) return fail("the config must be an object");
+  checkKeys(value, KEYS.top, "", fail);
+  if (value.sources !== undefined) {
+    if (!Array.isArray(value.sources)) fail(`"sources" must be an array`);
+    (value.sources as unknown[]).forEach((source, i) => {
+      if (typeof source === "string") return;
+      if (!isObject(source) || typeof source.dir !== "string") {
+        fail(`sources[${i}] must be a directory or { dir, prefix }`);
+        return;
+      }
+      checkKeys(source, ["dir", "prefix"], `sources[${i}].`, fail);
+      if (source.prefix !== undefined && typeof source.prefix !== "string") {
+        fail(`sources[${i}].prefix must be a string`);
+      }
+    });
+  }
+  const apps = value.apps;
+  if (
+    apps !== undefined &&
+    typeof apps !== "string" &&
+    !(Array.isArray(apps) && apps.every((a) => typeof a === "string"))
+  ) {
+    fail(`"apps" must be a glob or an array of globs`);
+  }
+  for (const section of ["build", "serve"] as const) {
+    const part = value[section];
+    if (part === undefined) continue;
+    if (!isObject(part)) {
+      fail(`"${section}" must be an object`);
+      continue;
+    }
+    checkKeys(part, KEYS[section], `${section}.`, fail);
+  }
+  const build = (value.build ?? {}) as Record<string, unknown>;
+  const serve = (value.serve ?? {}) as Record<string, unknown>;
+  expectType(build.output, "string", "build.output", fail);
+  expectType(build.minify, "boolean", "build.minify", fail);
+  expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
+  expectType(build.compress, "boolean", "build.compress", fail);
+  expectType(serve.host, "string", "serve.host", fail);
+  expectType(serve.buildDir, "string", "serve.buildDir", fail);
+  expectType(serve.static, "boolean", "serve.static", fail);
+  if (
+    serve.port !== undefined &&
+    !(
+      Number.isInteger(serve.port) &&
+      (serve.port as number) >= 0 &&
+      (serve.port as number) <= 65535
+    )
+  ) {
+    fail("serve.port must be an integer from 0 to 65535");
+  }
+  const origins = serve.corsOrigins;
+  if (
+    origins !== undefined &&
+    !(Array.isArray(origins) && origins.every((o) => typeof o === "string"))
+  ) {
+    fail("serve.corsOrigins must be an array of origins");
+  }
+  return value as SvcConfig;
+}
+
+function checkKeys(
+  value: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  fail: (problem: string) => never,
+): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      fail(`unknown key "${path}${key}" (known: ${known.map((k) => `${path}${k}`).join(", ")})`);
+    }
+  }
+}
+
+function expectType(
+  value: unknown,
+  type: "string" | "boolean",
+  key: string,
+  fail: (problem: string) => never,
+): void {
+  if (value !== undefined && typeof value !== type) fail(`${key} must be a ${type}`);
+}
+
+/**
+ * Per-application discovery: every directory matching `apps` that holds `components/`
+ * contributes it, prefixed with the application's directory name (its label).
+ */
+function discoverApps(
+  root: string,
+  apps: string | string[] | undefined,
+  warnings: string[],
+): { dir: string; prefix: string }[] {
+  if (apps === undefined) return [];
+  const patterns = typeof apps === "string" ? [apps] : apps;
+  const matches = new Set<string>();
+  for (const pattern of patterns) {
+    for (const match of globSync(pattern, { cwd: root })) matches.add(resolve(root, match));
+  }
+  const found: { dir: string; prefix: string }[] = [];
+  for (const app of [...matches].sort()) {
+    const components = join(app, "components");
+    if (!isDirectory(app) || !isDirectory(components)) continue;
+    const label = basename(app);
+    if (!isValidSegment(label)) {
+      warnings.push(
+        `skipped application ${relative(root, app)}: "${label}" is not a valid prefix (letters, digits and _; not starting with a digit)`,
+      );
+      continue;
+    }
+    found.push({ dir: components, prefix: label });
+  }
+  return found;
+}
+
+function existingDir(base: string, dir: string, where = "--components-dir"): string {
+  const absolute = resolve(base, dir);
+  const flag = where === "--components-dir";
+  if (!existsSync(absolute)) {
+    throw new UsageError(
+      flag
+        ? `components directory ${dir} does not exist — pass --components-dir DIR with an existing directory`
+        : `${where}: components directory ${dir} does not exist — create it or fix the path`,
+    );
+  }
+  if (!isDirectory(absolute)) {
+    throw new UsageError(
+      flag
+        ? `${dir} is not a directory — pass --components-dir DIR with a directory of components`
+        : `${where}: ${dir} is not a directory`,
+    );
+  }
+  return absolute;
+}
+
+function checkPrefix(prefix: string | undefined, where = "--prefix"): string {
+  if (prefix === undefined || prefix === "") return "";
+  if (!isValidSegment(prefix)) {
+    throw new UsageError(
+      `${where} ${JSON.stringify(prefix)} is not a valid prefix — use letters, digits and _, not starting with a digit`,
+    );
+  }
+  return prefix;
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split("\n")[0] ?? "";
+}

@@ -1,0 +1,120 @@
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { InvalidComponentNameError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { writeTree } from "../test/fixtures.ts";
+import { ComponentRegistry } from "./componentRegistry.ts";
+
+const entry = "export default () => null;\n";
+
+function recordingLogger() {
+  const warnings: string[] = [];
+  const logger: Logger = { info() {}, warn: (m) => warnings.push(m), error() {} };
+  return { logger, warnings };
+}
+
+describe("ComponentRegistry", () => {
+  it("discovers nested components, preferring index.tsx over index.ts", () => {
+    const dir = writeTree({
+      "button/index.tsx": entry,
+      "button/index.ts": entry,
+      "ui/card/index.ts": entry,
+      "ui/card/deep/index.tsx": entry,
+      "ui/notacomponent.ts": entry,
+      "index.tsx": entry, // the source root itself is never a component
+    });
+    const registry = new ComponentRegistry(dir);
+    expect(registry.list().map((c) => c.name)).toEqual(["button", "ui.card", "ui.card.deep"]);
+    expect(registry.get("button")?.entry).toBe(join(dir, "button/index.tsx"));
+    expect(registry.get("ui.card")?.entry).toBe(join(dir, "ui/card/index.ts"));
+    expect(registry.get("ui")).toBeUndefined();
+  });
+
+  it("skips invalid directory names with one warning each, and never walks node_modules or dot-dirs", () => {
+    const dir = writeTree({
+      "my-widget/index.tsx": entry,
+      "2fast/index.tsx": entry,
+      "node_modules/pkg/index.ts": entry,
+      ".hidden/thing/index.tsx": entry,
+      "ok/index.tsx": entry,
+    });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(dir, { logger });
+    registry.refresh();
+    registry.refresh();
+    expect(registry.list().map((c) => c.name)).toEqual(["ok"]);
+    expect(warnings.filter((w) => w.includes("my-widget"))).toHaveLength(1);
+    expect(warnings.filter((w) => w.includes("2fast"))).toHaveLength(1);
+    expect(warnings.join("\n")).not.toMatch(/node_modules|hidden/);
+  });
+
+  it("applies a prefix and lets a later source win a collision, logging it", () => {
+    const a = writeTree({ "header/index.tsx": entry, "only_a/index.tsx": entry });
+    const b = writeTree({ "header/index.tsx": entry });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(a, { logger });
+    registry.addSource(b);
+    expect(registry.get("header")?.dir).toBe(join(b, "header"));
+    expect(registry.get("only_a")?.dir).toBe(join(a, "only_a"));
+    expect(warnings.some((w) => w.includes('"header"') && w.includes("replaces"))).toBe(true);
+
+    const prefixed = new ComponentRegistry(a, { prefix: "app", logger });
+    expect(prefixed.list().map((c) => c.name)).toEqual(["app:header", "app:only_a"]);
+    expect(() => new ComponentRegistry(a, { prefix: "bad-prefix", logger })).toThrow(
+      /Invalid prefix/,
+    );
+  });
+
+  it("warns about a missing or non-directory source and does not record it", () => {
+    const dir = writeTree({ "file.txt": "x" });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(undefined, { logger });
+    expect(registry.addSource(join(dir, "missing"))).toBe(false);
+    expect(registry.addSource(join(dir, "file.txt"))).toBe(false);
+    expect(registry.sources).toHaveLength(0);
+    expect(warnings).toEqual([
+      expect.stringContaining("does not exist"),
+      expect.stringContaining("is not a directory"),
+    ]);
+  });
+
+  it("registers a symlinked directory once and survives symlink cycles", () => {
+    const dir = writeTree({ "real/index.tsx": entry });
+    symlinkSync(join(dir, "real"), join(dir, "alias"));
+    mkdirSync(join(dir, "loop"));
+    symlinkSync(dir, join(dir, "loop", "back"));
+    const registry = new ComponentRegistry(dir);
+    expect(registry.list().map((c) => c.name)).toEqual(["alias"]);
+  });
+
+  it("does not follow symlinks out of the source unless told to", () => {
+    const outside = writeTree({ "secret/index.tsx": entry });
+    const dir = writeTree({ "inside/index.tsx": entry });
+    symlinkSync(join(outside, "secret"), join(dir, "linked"));
+    const { logger, warnings } = recordingLogger();
+    expect(new ComponentRegistry(dir, { logger }).list().map((c) => c.name)).toEqual(["inside"]);
+    expect(warnings.some((w) => w.includes("links outside"))).toBe(true);
+    const following = new ComponentRegistry(dir, { logger, followExternalSymlinks: true });
+    expect(following.list().map((c) => c.name)).toEqual(["inside", "linked"]);
+  });
+
+  it("picks up added and removed components on refresh", () => {
+    const dir = writeTree({ "one/index.tsx": entry });
+    const registry = new ComponentRegistry(dir);
+    mkdirSync(join(dir, "two"));
+    writeFileSync(join(dir, "two/index.tsx"), entry);
+    expect(registry.get("two")).toBeUndefined();
+    registry.refresh();
+    expect(registry.get("two")).toBeDefined();
+    rmSync(join(dir, "one"), { recursive: true });
+    registry.refresh();
+    expect(registry.list().map((c) => c.name)).toEqual(["two"]);
+  });
+
+  it("throws InvalidComponentNameError for malformed names and returns undefined for unknown ones", () => {
+    const registry = new ComponentRegistry(writeTree({ "a/index.tsx": entry }));
+    expect(() => registry.get("../etc")).toThrow(InvalidComponentNameError);
+    expect(registry.get("nope")).toBeUndefined();
+  });
+});

@@ -1,0 +1,131 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { createHandlers } from "../http/handlers.ts";
+import { silentLogger } from "../logger.ts";
+import { typicalComponent, writeTree } from "../test/fixtures.ts";
+import { createLiveReload, type LiveEvent, type LiveReload } from "./liveReload.ts";
+
+const open: LiveReload[] = [];
+afterEach(() => {
+  for (const live of open.splice(0)) live.close();
+});
+
+function setup(pollMs = 0) {
+  const dir = writeTree({ ...typicalComponent("card"), ...typicalComponent("other") });
+  const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+    logger: silentLogger,
+  });
+  const live = createLiveReload(handlers, { pollMs });
+  open.push(live);
+  const events: LiveEvent[] = [];
+  live.subscribe((e) => events.push(e));
+  /** Resolves with the first event (already received or to come) matching `predicate`. */
+  const next = (predicate: (e: LiveEvent) => boolean) =>
+    new Promise<LiveEvent>((resolve) => {
+      const found = events.find(predicate);
+      if (found) return resolve(found);
+      const off = live.subscribe((e) => {
+        if (predicate(e)) {
+          off();
+          resolve(e);
+        }
+      });
+    });
+  return { dir, live, events, next };
+}
+
+describe("createLiveReload", () => {
+  it("announces a changed component the client has loaded, with its new hash, when a file changes", async () => {
+    const t = setup();
+    const before = await t.live.handlers.getBundle("card");
+    await t.live.handlers.getMetadata("card");
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => s + '!';\n");
+    const event = await t.next((e) => e.type === "change");
+    expect(event).toEqual({
+      type: "change",
+      name: "card",
+      hash: expect.stringMatching(/^[0-9a-f]{12}$/),
+    });
+    expect(event.type === "change" && event.hash).not.toBe(before.hash);
+    const after = await t.live.handlers.getBundle("card");
+    expect(event.type === "change" && event.hash).toBe(after.hash);
+    // "other" was never loaded, so it is neither rebuilt nor announced.
+    expect(t.events.some((e) => e.type === "change" && e.name === "other")).toBe(false);
+  });
+
+  it("announces a schema.json edit as a change", async () => {
+    const t = setup();
+    await t.live.handlers.getMetadata("card");
+    writeFileSync(join(t.dir, "card/schema.json"), JSON.stringify({ title: "New title" }));
+    expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
+  });
+
+  it("reports a syntax error once, then the fix as a change", async () => {
+    const t = setup();
+    await t.live.handlers.getMetadata("card");
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");
+    const error = await t.next((e) => e.type === "error");
+    expect(error).toMatchObject({
+      name: "card",
+      error: "BundleError",
+      message: expect.stringMatching(/label\.ts:1:\d+/),
+    });
+    await t.live.check();
+    expect(t.events.filter((e) => e.type === "error")).toHaveLength(1);
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => s;\n");
+    expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
+  });
+
+  it("tracks a component broken on its first request: its error carries locations, its fix is announced", async () => {
+    const t = setup();
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");
+    await expect(t.live.handlers.getBundle("card")).rejects.toThrow(/label\.ts:1:/);
+    const first = await t.next((e) => e.type === "error");
+    expect(first).toMatchObject({
+      name: "card",
+      error: "BundleError",
+      locations: [{ file: "label.ts", line: 1, lineText: "export const label = (s: string) => ;" }],
+    });
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ) ;\n");
+    // A different mistake is a new message; the same one is not repeated.
+    const second = await t.next((e) => e.type === "error" && e !== first);
+    expect(second).toMatchObject({ name: "card", message: expect.stringMatching(/"\)"/) });
+    await t.live.check();
+    expect(t.events.filter((e) => e.type === "error")).toHaveLength(2);
+    writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => s;\n");
+    expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
+  });
+
+  it("announces the new listing when components are added or removed", async () => {
+    const t = setup();
+    writeTree({ "fresh/index.tsx": "export default () => null;\n" }, t.dir);
+    expect(await t.next((e) => e.type === "list" && e.names.includes("fresh"))).toEqual({
+      type: "list",
+      names: ["card", "fresh", "other"],
+    });
+    rmSync(join(t.dir, "other"), { recursive: true });
+    expect(await t.next((e) => e.type === "list" && !e.names.includes("other"))).toMatchObject({
+      names: ["card", "fresh"],
+    });
+  });
+
+  it("notices edits outside the watched roots by polling", async () => {
+    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
+    const dir = writeTree({
+      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
+    });
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 50 });
+    open.push(live);
+    await live.handlers.getMetadata("card");
+    const changed = new Promise<LiveEvent>((resolve) =>
+      live.subscribe((e) => e.type === "change" && resolve(e)),
+    );
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    expect(await changed).toMatchObject({ name: "card" });
+  });
+});

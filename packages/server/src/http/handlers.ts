@@ -1,0 +1,184 @@
+import { BundleCache } from "../bundling/bundleCache.ts";
+import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
+import { compareCodePoints } from "../components/componentRegistry.ts";
+import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
+import { isValidName } from "../components/names.ts";
+import { ComponentNotFoundError, InvalidComponentNameError, StaticModeError } from "../errors.ts";
+import { consoleLogger, type Logger } from "../logger.ts";
+import { PrebuiltBundles } from "../production/manifest.ts";
+import { createStaticFiles } from "../production/staticFiles.ts";
+
+export interface HandlerOptions {
+  /** Bundles components on request. Default: esbuild, in-process. */
+  bundler?: Bundler;
+  /** Options for live bundles. Default: not minified, inline source maps, development. */
+  bundleOptions?: BundleOptions;
+  /** Upper bound on cached bundle bytes (LRU). Default: 256 MiB. */
+  cacheMaxBytes?: number;
+  /**
+   * Re-scan the registry when a listing is asked for or an unknown name is requested, so
+   * components added or deleted on disk are noticed without a restart. Default: true.
+   */
+  autoRefresh?: boolean;
+  /**
+   * Directory written by `svc build`. Components its `manifest.json` lists are served from
+   * its files (read once, kept in memory); others fall back to live bundling. The manifest is
+   * read at once, so a missing or malformed one throws here. Default: none (see
+   * `resolveBuildDir` for the `SVC_BUILD_DIR` convention).
+   */
+  buildDir?: string;
+  /**
+   * Production static mode: `getBundle` rejects with `StaticModeError` (HTTP 404), because
+   * clients fetch bundles as static files named by the manifest; `getMetadata` still answers,
+   * with the manifest's hash. Default: false.
+   */
+  staticMode?: boolean;
+  logger?: Logger;
+}
+
+/** A file of a build directory, ready to send. */
+export interface StaticFile {
+  body: Uint8Array;
+  contentType: string;
+  /** `public, max-age=31536000, immutable` for bundles; `no-cache` for `manifest.json`. */
+  cacheControl: string;
+  /** A strong, quoted ETag. */
+  etag: string;
+}
+
+/** A listing entry. */
+export interface BundleListEntry {
+  name: string;
+}
+
+/** One bundle as the bundle endpoint serves it. */
+export interface BundleResult {
+  name: string;
+  code: Uint8Array;
+  hash: string;
+}
+
+/**
+ * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
+ * Methods resolve with data or reject with an `SvcError`.
+ */
+export interface Handlers {
+  listBundles(): Promise<BundleListEntry[]>;
+  getBundle(name: string): Promise<BundleResult>;
+  /**
+   * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
+   * cached and unchanged on disk, or read from the build directory already); undefined
+   * otherwise, also for names `getBundle` would reject. Transports answer warm bundles
+   * through it without a promise; a handler set without it is always asked `getBundle`.
+   */
+  peekBundle?(name: string): BundleResult | undefined;
+  getMetadata(name: string): Promise<ComponentMetadata>;
+  /**
+   * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
+   * siblings), or undefined when there is no build dir or no such file. `path` is already
+   * decoded and relative to the build dir. Never reads outside the build dir.
+   */
+  getStaticFile?(path: string): Promise<StaticFile | undefined>;
+  readonly registry: ComponentRegistry;
+  readonly logger: Logger;
+}
+
+export function createHandlers(
+  registry: ComponentRegistry,
+  options: HandlerOptions = {},
+): Handlers {
+  const logger = options.logger ?? consoleLogger;
+  const autoRefresh = options.autoRefresh ?? true;
+  const staticMode = options.staticMode ?? false;
+  const cache = new BundleCache(options.bundler ?? esbuildBundler, {
+    maxBytes: options.cacheMaxBytes,
+    bundleOptions: options.bundleOptions,
+  });
+  const schemas = new SchemaReader();
+  const prebuilt =
+    options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
+  const staticFiles = prebuilt === undefined ? undefined : createStaticFiles(prebuilt.dir);
+
+  function checkName(name: string): void {
+    if (!isValidName(name)) throw new InvalidComponentNameError(name);
+  }
+
+  /** The registered component, re-scanning once when unknown; undefined when still unknown. */
+  function find(name: string): Component | undefined {
+    let component = registry.get(name);
+    if (component === undefined && autoRefresh) {
+      registry.refresh();
+      component = registry.get(name);
+    }
+    return component;
+  }
+
+  async function liveBundle(name: string): Promise<BundleResult> {
+    const component = find(name);
+    if (component === undefined) throw new ComponentNotFoundError(name);
+    try {
+      return await cache.get(component);
+    } catch (error) {
+      // The component may have been deleted since discovery: answer 404, not a bundle error.
+      if (autoRefresh) {
+        registry.refresh();
+        if (registry.get(name) === undefined) throw new ComponentNotFoundError(name);
+      }
+      throw error;
+    }
+  }
+
+  const handlers: Handlers = {
+    registry,
+    logger,
+    async listBundles() {
+      if (autoRefresh) registry.refresh();
+      const names = new Set(registry.list().map((c) => c.name));
+      if (prebuilt !== undefined)
+        for (const name of Object.keys(prebuilt.manifest)) names.add(name);
+      return [...names].sort(compareCodePoints).map((name) => ({ name }));
+    },
+    async getBundle(name) {
+      checkName(name);
+      if (staticMode) throw new StaticModeError(name);
+      const fromBuild = prebuilt?.read(name);
+      if (fromBuild !== undefined) return fromBuild;
+      return liveBundle(name);
+    },
+    peekBundle(name) {
+      if (staticMode || !isValidName(name)) return undefined;
+      if (prebuilt?.entry(name) !== undefined) {
+        return prebuilt.peek(name);
+      }
+      const component = registry.get(name);
+      return component === undefined ? undefined : cache.peek(component);
+    },
+    async getMetadata(name) {
+      checkName(name);
+      const entry = prebuilt?.entry(name);
+      // A build may be served without its sources: then there is no schema to read. Only
+      // re-scan the sources for names the build does not know, so a production server
+      // never walks the disk per request.
+      const component = entry === undefined ? find(name) : registry.get(name);
+      if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
+      const schema = component === undefined ? undefined : schemas.read(component);
+      const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
+      return buildMetadata(name, schema, hash);
+    },
+  };
+  if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);
+  return handlers;
+}
+
+/** Accepts either a registry (a handler set is made for it) or a ready handler set. */
+export function resolveHandlers(
+  source: ComponentRegistry | Handlers,
+  options: HandlerOptions = {},
+): Handlers {
+  return isHandlers(source) ? source : createHandlers(source, options);
+}
+
+function isHandlers(value: ComponentRegistry | Handlers): value is Handlers {
+  return typeof (value as Handlers).getBundle === "function";
+}

@@ -1,0 +1,56 @@
+/** The transport-free request handler: which answers come synchronously, and that they agree. */
+import { describe, expect, it } from "vitest";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { silentLogger } from "../logger.ts";
+import { countingBundler, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { createHandlers } from "./handlers.ts";
+import { createRequestHandler, type SvcRequest, type SvcResponse } from "./requestHandler.ts";
+
+function get(url: string, headers: Record<string, string> = {}): SvcRequest {
+  return { method: "GET", url, header: (name) => headers[name] };
+}
+
+function setup() {
+  const dir = writeTree({ ...typicalComponent("card"), ...typicalComponent("ui/button") });
+  settleWrites();
+  const bundler = countingBundler();
+  const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+    bundler,
+    logger: silentLogger,
+  });
+  return { handle: createRequestHandler(handlers), bundler };
+}
+
+describe("createRequestHandler", () => {
+  it("answers a warm bundle synchronously, with what the cold request answered", async () => {
+    const { handle, bundler } = setup();
+    const cold = handle(get("/bundles/card.js"));
+    expect(cold).toBeInstanceOf(Promise);
+    const first = await cold;
+    const warm = handle(get("/bundles/card.js"));
+    expect(warm).not.toBeInstanceOf(Promise);
+    expect(warm).toEqual(first);
+    expect((warm as SvcResponse).headers["x-content-type-options"]).toBe("nosniff");
+    expect(bundler.builds).toBe(1);
+  });
+
+  it("answers a warm bundle's 304 and a percent-encoded name synchronously too", async () => {
+    const { handle } = setup();
+    const { headers } = await handle(get("/bundles/ui.button.js"));
+    const notModified = handle(
+      get("/bundles/ui%2Ebutton.js", { "if-none-match": `${headers.etag}` }),
+    );
+    expect(notModified).toMatchObject({ status: 304, body: null });
+  });
+
+  it("answers other requests as a promise that never rejects, a malformed name at once", async () => {
+    const { handle } = setup();
+    for (const url of ["/bundles", "/bundles/card/metadata", "/bundles/nope.js"]) {
+      const answer = handle(get(url));
+      expect(answer).toBeInstanceOf(Promise);
+      await expect(answer).resolves.toHaveProperty("status");
+    }
+    expect((await handle(get("/bundles/nope.js"))).status).toBe(404);
+    expect(handle(get("/bundles/%ZZ.js"))).toMatchObject({ status: 422 });
+  });
+});

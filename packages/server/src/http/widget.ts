@@ -1,0 +1,62 @@
+import { isValidName } from "../components/names.ts";
+import { InvalidComponentNameError } from "../errors.ts";
+
+export interface WidgetOptions {
+  /** API base the loader fetches from (`data-svc-api`). Default `"/api"`. */
+  apiBase?: string;
+  /** Content hash for cache busting (`data-svc-hash`), e.g. from the manifest. Default: none. */
+  hash?: string;
+  /** Marks the widget as a live preview (`data-svc-live`). Default `false`. */
+  live?: boolean;
+  /** Endpoint a live preview posts its form to (`data-svc-validate-url`). Default: none. */
+  validateUrl?: string;
+}
+
+/**
+ * The HTML of a widget container for the standalone loader (`/svc/loader.js`): the component
+ * name, the props as HTML-escaped JSON, the API base, and a loading placeholder. Every
+ * attribute value is escaped, so props may hold any text (`</script>`, quotes) and stay inert.
+ *
+ * ```ts
+ * renderWidget("counter", { initialValue: 3 })
+ * // <div data-svc-component="counter" data-svc-props="{&quot;initialValue&quot;:3}" …>
+ * ```
+ *
+ * @throws InvalidComponentNameError for a malformed name; TypeError for props that are not
+ * a JSON object
+ */
+export function renderWidget(
+  name: string,
+  props: Readonly<Record<string, unknown>> = {},
+  options: WidgetOptions = {},
+): string {
+  if (!isValidName(name)) throw new InvalidComponentNameError(name);
+  if (typeof props !== "object" || props === null || Array.isArray(props)) {
+    throw new TypeError(`renderWidget("${name}"): props must be a plain object`);
+  }
+  const attributes: [string, string][] = [
+    ["data-svc-component", name],
+    ["data-svc-props", JSON.stringify(props)],
+    ["data-svc-api", options.apiBase ?? "/api"],
+  ];
+  if (options.hash !== undefined) attributes.push(["data-svc-hash", options.hash]);
+  if (options.live) attributes.push(["data-svc-live", ""]);
+  if (options.validateUrl !== undefined) {
+    attributes.push(["data-svc-validate-url", options.validateUrl]);
+  }
+  const rendered = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
+  return `<div${rendered}><div class="svc-loading" aria-busy="true">Loading…</div></div>`;
+}
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Escapes text for an HTML attribute value or element content. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+}

@@ -1,0 +1,343 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { init, parse } from "es-module-lexer";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXTERNALS, esbuildBundler } from "../bundling/bundler.ts";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { silentLogger } from "../logger.ts";
+import { readManifestOf, snapshot, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { BuildFailedError, BuildSetupError, build, formatBuildReport } from "./build.ts";
+
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory to build into (its path does not exist yet). */
+function outputPath(): string {
+  const parent = mkdtempSync(join(tmpdir(), "svc-build-"));
+  scratch.push(parent);
+  return join(parent, "out");
+}
+
+function registryOf(dir: string, prefix?: string): ComponentRegistry {
+  return new ComponentRegistry(dir, { prefix, logger: silentLogger });
+}
+
+/** Directories beside `outDir` left by builds (`out.tmp-…`, `out.old-…`). */
+function siblings(outDir: string): string[] {
+  return readdirSync(dirname(outDir)).filter((name) => name !== "out");
+}
+
+const tree = {
+  ...typicalComponent("card"),
+  ...typicalComponent("ui/button", "Click"),
+  "shared/format.ts": "export const format = (s: string) => `«${s}»`;\n",
+  "greeting/index.tsx":
+    'import { format } from "../shared/format";\nexport default function Greeting({ name = "you" }: { name?: string }) {\n  return <h1 title={process.env.NODE_ENV}>{format(`Hello ${name}`)}</h1>;\n}\n',
+};
+
+describe("build", () => {
+  it("writes manifest.json and bundles/<file_safe_name>.<hash>.js whose hashes are those of the bytes", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    const result = await build({ registry: registryOf(dir), outDir });
+
+    const manifest = readManifestOf(outDir);
+    expect(Object.keys(manifest)).toEqual(["card", "greeting", "ui.button"]);
+    expect(result.manifest).toEqual(manifest);
+    await init;
+    for (const [name, entry] of Object.entries(manifest)) {
+      expect(Object.keys(entry)).toEqual(["file", "hash", "integrity", "size"]);
+      expect(entry.file).toBe(`bundles/${name}.${entry.hash}.js`);
+      const bytes = readFileSync(join(outDir, entry.file));
+      expect(entry.hash).toBe(createHash("sha256").update(bytes).digest("hex").slice(0, 12));
+      expect(entry.integrity).toBe(`sha384-${createHash("sha384").update(bytes).digest("base64")}`);
+      expect(entry.size).toBe(bytes.byteLength);
+      const text = bytes.toString("utf8");
+      const [imports, exports] = parse(text);
+      for (const specifier of imports.map((i) => i.n)) expect(EXTERNALS).toContain(specifier);
+      expect(exports.map((e) => e.n)).toContain("default");
+      expect(text).not.toContain(dir);
+      expect(text).not.toContain("sourceMappingURL");
+      expect(text).not.toMatch(/process\.env|development/);
+    }
+    expect(readdirSync(outDir).sort()).toEqual(["bundles", "manifest.json"]);
+    expect(readdirSync(join(outDir, "bundles")).sort()).toEqual(
+      Object.values(manifest)
+        .map((e) => e.file.slice("bundles/".length))
+        .sort(),
+    );
+    expect(siblings(outDir)).toEqual([]);
+    expect(result.bundles.map((b) => b.name)).toEqual(["card", "greeting", "ui.button"]);
+    for (const bundle of result.bundles) expect(bundle.gzipSize).toBeGreaterThan(0);
+  });
+
+  it("with a prefix, names components <prefix>:<name> and files <prefix>--<name>.<hash>.js", async () => {
+    const outDir = outputPath();
+    await build({ registry: registryOf(writeTree(tree), "app"), outDir });
+    const manifest = readManifestOf(outDir);
+    expect(Object.keys(manifest)).toEqual(["app:card", "app:greeting", "app:ui.button"]);
+    expect(manifest["app:ui.button"]?.file).toMatch(/^bundles\/app--ui\.button\.[0-9a-f]{12}\.js$/);
+    expect(existsSync(join(outDir, manifest["app:card"]?.file ?? "missing"))).toBe(true);
+  });
+
+  it("minifies by default (smaller than minify: false), and sourcemap: true appends an inline map", async () => {
+    const dir = writeTree(tree);
+    const [minified, plain, mapped] = [outputPath(), outputPath(), outputPath()];
+    await build({ registry: registryOf(dir), outDir: minified });
+    await build({ registry: registryOf(dir), outDir: plain, minify: false });
+    await build({ registry: registryOf(dir), outDir: mapped, sourcemap: true });
+    const size = (outDir: string) => readManifestOf(outDir).card?.size ?? 0;
+    expect(size(minified)).toBeLessThan(size(plain));
+
+    const manifest = readManifestOf(mapped);
+    const text = readFileSync(join(mapped, manifest.card?.file ?? ""), "utf8");
+    const match = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\n$/.exec(
+      text,
+    );
+    expect(match).not.toBeNull();
+    const map = JSON.parse(Buffer.from(match?.[1] ?? "", "base64").toString("utf8")) as {
+      sources: string[];
+      sourcesContent: string[];
+    };
+    expect(map.sources).toEqual(
+      expect.arrayContaining(["component://card/View.tsx", "component://card/label.ts"]),
+    );
+    expect(map.sourcesContent.length).toBe(map.sources.length);
+    expect(size(mapped)).toBeGreaterThan(size(minified));
+  });
+
+  it.each([
+    { minify: true, sourcemap: false },
+    { minify: false, sourcemap: true },
+  ])("gives the same bytes as the dev bundler for the same options (%j)", async (options) => {
+    const dir = writeTree(tree);
+    const registry = registryOf(dir);
+    const outDir = outputPath();
+    await build({ registry, outDir, ...options });
+    const manifest = readManifestOf(outDir);
+    for (const component of registry.list()) {
+      const live = await esbuildBundler.bundle(component, { ...options, mode: "production" });
+      const built = readFileSync(join(outDir, manifest[component.name]?.file ?? ""));
+      expect(Buffer.from(live.code).equals(built)).toBe(true);
+      expect(manifest[component.name]?.hash).toBe(live.hash);
+    }
+  });
+
+  it("builds several sources in one manifest, with the same minified bytes as the dev bundler", async () => {
+    const root = writeTree({
+      ...Object.fromEntries(Object.entries(tree).map(([k, v]) => [`web/components/${k}`, v])),
+      ...Object.fromEntries(
+        Object.entries(typicalComponent("cart")).map(([k, v]) => [`shop/components/${k}`, v]),
+      ),
+    });
+    const registry = registryOf(join(root, "web/components"));
+    registry.addSource(join(root, "shop/components"), { prefix: "shop" });
+    const outDir = outputPath();
+    await build({ registry, outDir });
+    const manifest = readManifestOf(outDir);
+    expect(Object.keys(manifest)).toEqual(["card", "greeting", "shop:cart", "ui.button"]);
+    for (const component of registry.list()) {
+      const live = await esbuildBundler.bundle(component, {
+        minify: true,
+        sourcemap: false,
+        mode: "production",
+      });
+      expect(manifest[component.name]?.hash).toBe(live.hash);
+    }
+  });
+
+  it("is deterministic: the same sources in two directories give identical manifests and files", async () => {
+    const first = writeTree(tree);
+    const second = join(writeTree({ "x/README": "" }), "deeper", "copy");
+    cpSync(first, second, { recursive: true });
+    const [a, b] = [outputPath(), outputPath()];
+    await build({ registry: registryOf(first), outDir: a, compress: true, sourcemap: true });
+    await build({ registry: registryOf(second), outDir: b, compress: true, sourcemap: true });
+    expect(readFileSync(join(a, "manifest.json"), "utf8")).toBe(
+      readFileSync(join(b, "manifest.json"), "utf8"),
+    );
+    expect(snapshot(a)).toEqual(snapshot(b));
+  });
+
+  it("with compress, writes .gz and .br siblings that decompress to the bundle", async () => {
+    const outDir = outputPath();
+    await build({ registry: registryOf(writeTree(tree)), outDir, compress: true });
+    for (const entry of Object.values(readManifestOf(outDir))) {
+      const bytes = readFileSync(join(outDir, entry.file));
+      expect(gunzipSync(readFileSync(join(outDir, `${entry.file}.gz`))).equals(bytes)).toBe(true);
+      expect(
+        brotliDecompressSync(readFileSync(join(outDir, `${entry.file}.br`))).equals(bytes),
+      ).toBe(true);
+    }
+  });
+
+  it("fails as a whole, listing every error with file:line:column, and leaves the previous output byte for byte", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir });
+    const before = snapshot(outDir);
+
+    writeTree(
+      {
+        "broken/index.tsx": 'export { default } from "./Impl";\n',
+        "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+        "ui/button/View.tsx": "export default function View() {\n  return <p>unclosed</b>;\n}\n",
+      },
+      dir,
+    );
+    const failure = await build({ registry: registryOf(dir), outDir }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BuildFailedError);
+    const { failures, message } = failure as BuildFailedError;
+    expect(failures).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ component: "broken", file: "Impl.tsx", line: 2, column: 13 }),
+        expect.objectContaining({ component: "ui.button", file: "View.tsx", line: 2 }),
+      ]),
+    );
+    expect(message).toContain("broken: Impl.tsx:2:13: Unexpected");
+    expect(message).toMatch(/ui\.button: View\.tsx:2:\d+: /);
+    expect(message).not.toContain(dir);
+    expect(snapshot(outDir)).toEqual(before);
+    expect(siblings(outDir)).toEqual([]);
+  });
+
+  it("refuses a non-empty directory without manifest.json and leaves it untouched", async () => {
+    const outDir = outputPath();
+    mkdirSync(outDir);
+    writeFileSync(join(outDir, "precious.txt"), "do not delete");
+    const error = await build({ registry: registryOf(writeTree(tree)), outDir }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BuildSetupError);
+    expect((error as Error).message).toMatch(/not empty and holds no manifest\.json/);
+    expect(snapshot(outDir)).toEqual({
+      "precious.txt": Buffer.from("do not delete").toString("base64"),
+    });
+    expect(siblings(outDir)).toEqual([]);
+  });
+
+  it.each([
+    [
+      "a web-app manifest.json",
+      { "manifest.json": '{"name":"Shop","icons":[{"src":"icon.png"}]}', "icon.png": "png" },
+      /holds a manifest\.json that is not an svc manifest \(manifest\.json: entry "name" must be an object/,
+    ],
+    [
+      "files svc build does not write",
+      { "manifest.json": "{}", "bundles/x.js": "", "robots.txt": "User-agent: *" },
+      /holds files svc build does not write \(robots\.txt\), so it was left untouched/,
+    ],
+  ])("refuses a directory with %s and leaves it untouched", async (_, files, message) => {
+    const outDir = outputPath();
+    mkdirSync(outDir);
+    writeTree(files, outDir);
+    const before = snapshot(outDir);
+    const error = await build({ registry: registryOf(writeTree(tree)), outDir }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BuildSetupError);
+    expect((error as Error).message).toMatch(message);
+    expect(snapshot(outDir)).toEqual(before);
+  });
+
+  it("replaces an empty directory, and creates missing parents", async () => {
+    const empty = outputPath();
+    mkdirSync(empty);
+    await build({ registry: registryOf(writeTree(tree)), outDir: empty });
+    expect(existsSync(join(empty, "manifest.json"))).toBe(true);
+
+    const nested = join(outputPath(), "a", "b");
+    await build({ registry: registryOf(writeTree(tree)), outDir: nested });
+    expect(existsSync(join(nested, "manifest.json"))).toBe(true);
+  });
+
+  it("replaces a symlinked output where it really is, keeping the link and the permissions", async () => {
+    const dir = writeTree(tree);
+    const real = outputPath();
+    await build({ registry: registryOf(dir), outDir: real });
+    chmodSync(real, 0o750);
+    const link = join(dirname(real), "link");
+    symlinkSync(real, link);
+    writeTree(typicalComponent("card", "Changed"), dir);
+    const { manifest } = await build({ registry: registryOf(dir), outDir: link });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readManifestOf(real)).toEqual(manifest);
+    expect(statSync(real).mode & 0o777).toBe(0o750);
+  });
+
+  it("refuses to build nothing, naming the sources", async () => {
+    const dir = writeTree({ "README.md": "no components" });
+    const error = await build({ registry: registryOf(dir), outDir: outputPath() }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BuildSetupError);
+    expect((error as Error).message).toContain(`no components found in ${dir}`);
+  });
+
+  it("cleans up after killed builds and puts back a previous output moved aside, keeping live builds' dirs", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir });
+    const previous = snapshot(outDir);
+
+    // A build killed between its two renames: the previous output sits at out.old-<pid>-…
+    // and out is gone. Another, killed earlier, left its temporary dir. A third is alive.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const alive = process.ppid;
+    cpSync(outDir, `${outDir}.old-${dead}-0a0b0c0d`, { recursive: true });
+    rmSync(outDir, { recursive: true });
+    mkdirSync(join(`${outDir}.tmp-${dead}-1a2b3c4d`, "bundles"), { recursive: true });
+    mkdirSync(`${outDir}.tmp-${alive}-5e6f7a8b`);
+
+    // Even a build that then fails restores the previous output first.
+    writeTree({ "broken/index.tsx": "export default ;\n" }, dir);
+    await expect(build({ registry: registryOf(dir), outDir })).rejects.toBeInstanceOf(
+      BuildFailedError,
+    );
+    expect(snapshot(outDir)).toEqual(previous);
+    expect(siblings(outDir)).toEqual([`out.tmp-${alive}-5e6f7a8b`]);
+  });
+
+  it("reports progress and formats a table of component, size, gzip size and hash", async () => {
+    const messages: string[] = [];
+    const outDir = outputPath();
+    const result = await build({
+      registry: registryOf(writeTree(tree)),
+      outDir,
+      onProgress: (m) => messages.push(m),
+    });
+    expect(messages[0]).toBe("bundling 3 components…");
+    expect(messages).toContain("writing 3 bundles…");
+    const report = formatBuildReport(result, dirname(outDir));
+    const lines = report.split("\n");
+    expect(lines[0]).toMatch(/^component\s+size\s+gzip\s+hash$/);
+    for (const bundle of result.bundles) {
+      expect(report).toMatch(
+        new RegExp(
+          `^${bundle.name.replace(".", "\\.")}\\s+[\\d.]+ k?B\\s+[\\d.]+ k?B\\s+${bundle.hash}$`,
+          "m",
+        ),
+      );
+    }
+    expect(lines.at(-1)).toMatch(/^3 components, [\d.]+ k?B \(gzip [\d.]+ k?B\) → out in \d+ ms$/);
+  });
+});

@@ -1,0 +1,216 @@
+/** The handler set with a build directory (`buildDir`) and in static mode (`staticMode`). */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { type DevServer, startDevServer } from "../cli/devServer.ts";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
+import { createHandlers } from "../http/handlers.ts";
+import { silentLogger } from "../logger.ts";
+import { settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { build } from "./build.ts";
+import { type Manifest, ManifestError } from "./manifest.ts";
+
+const scratch: string[] = [];
+const servers: DevServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A bundler that proves it is never used: esbuild "cannot run". */
+const noBundler: Bundler = {
+  bundle: async (component) => {
+    throw new Error(`esbuild must not run (asked for ${component.name})`);
+  },
+};
+
+function countingBundler() {
+  const names: string[] = [];
+  const bundler: Bundler = {
+    bundle: (component, options) => {
+      names.push(component.name);
+      return esbuildBundler.bundle(component, options);
+    },
+  };
+  return { bundler, names };
+}
+
+function registryOf(dir?: string): ComponentRegistry {
+  return new ComponentRegistry(dir, { logger: silentLogger });
+}
+
+/** Sources with `card` and `ui.button`, built into a fresh directory. */
+async function builtProject(): Promise<{ sources: string; buildDir: string; manifest: Manifest }> {
+  const sources = writeTree({
+    ...typicalComponent("card"),
+    ...typicalComponent("ui/button", "Click"),
+  });
+  const parent = mkdtempSync(join(tmpdir(), "svc-prebuilt-"));
+  scratch.push(parent);
+  const buildDir = join(parent, "build");
+  const { manifest } = await build({ registry: registryOf(sources), outDir: buildDir });
+  return { sources, buildDir, manifest };
+}
+
+function fileOf(buildDir: string, manifest: Manifest, name: string): Buffer {
+  return readFileSync(join(buildDir, manifest[name]?.file ?? "missing"));
+}
+
+describe("createHandlers with buildDir", () => {
+  it("serves a manifest component from its file without bundling", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    const bundle = await handlers.getBundle("card");
+    expect(Buffer.from(bundle.code).equals(fileOf(buildDir, manifest, "card"))).toBe(true);
+    expect(bundle.hash).toBe(manifest.card?.hash);
+    const metadata = await handlers.getMetadata("card");
+    expect(metadata.hash).toBe(manifest.card?.hash);
+    expect(metadata.title).toBe("The card");
+
+    // …and over HTTP, with the usual bundle headers.
+    const server = await startDevServer({
+      registry: registryOf(sources),
+      buildDir,
+      bundler: noBundler,
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+    });
+    servers.push(server);
+    const res = await fetch(
+      `${server.url}/api/bundles/ui.button.js?${manifest["ui.button"]?.hash}`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe(`"${manifest["ui.button"]?.hash}"`);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(
+      Buffer.from(await res.arrayBuffer()).equals(fileOf(buildDir, manifest, "ui.button")),
+    ).toBe(true);
+  });
+
+  it("bundles a component missing from the manifest live, and only that one", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    writeTree(typicalComponent("fresh", "New"), sources);
+    settleWrites();
+    const { bundler, names } = countingBundler();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler });
+    await handlers.getBundle("card");
+    const fresh = await handlers.getBundle("fresh");
+    expect(Buffer.from(fresh.code).toString()).toContain("New");
+    expect((await handlers.getMetadata("fresh")).hash).toBe(fresh.hash);
+    expect((await handlers.getMetadata("card")).hash).toBe(manifest.card?.hash);
+    expect(names).toEqual(["fresh"]);
+    expect(await handlers.listBundles()).toEqual([
+      { name: "card" },
+      { name: "fresh" },
+      { name: "ui.button" },
+    ]);
+  });
+
+  it("reads each bundle file once and keeps it in memory", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    const first = await handlers.getBundle("card");
+    rmSync(join(buildDir, manifest.card?.file ?? ""));
+    const second = await handlers.getBundle("card");
+    expect(second.code).toBe(first.code);
+  });
+
+  it("peeks a bundle only once it is read, and not across a new build", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    expect(handlers.peekBundle?.("card")).toBeUndefined();
+    const read = await handlers.getBundle("card");
+    expect(handlers.peekBundle?.("card")).toBe(read);
+    writeTree(typicalComponent("card", "Changed"), sources);
+    const next = await build({ registry: registryOf(sources), outDir: buildDir });
+    await new Promise((resolve) => setImmediate(resolve)); // the manifest is checked once a turn
+    expect(handlers.peekBundle?.("card")).toBeUndefined();
+    expect((await handlers.getBundle("card")).hash).toBe(next.manifest.card?.hash);
+    expect(handlers.peekBundle?.("card")?.hash).not.toBe(manifest.card?.hash);
+  });
+
+  it("serves a build deployed without its sources", async () => {
+    const { buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(), { buildDir, bundler: noBundler });
+    expect(await handlers.listBundles()).toEqual([{ name: "card" }, { name: "ui.button" }]);
+    expect(Buffer.from((await handlers.getBundle("card")).code)).toEqual(
+      fileOf(buildDir, manifest, "card"),
+    );
+    const metadata = await handlers.getMetadata("card");
+    expect(metadata).toMatchObject({ name: "card", title: "card", hash: manifest.card?.hash });
+    await expect(handlers.getBundle("other")).rejects.toBeInstanceOf(ComponentNotFoundError);
+  });
+
+  it("picks up a new build swapped into the directory", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    expect((await handlers.getBundle("card")).hash).toBe(manifest.card?.hash);
+    writeTree(typicalComponent("card", "Changed"), sources);
+    const next = await build({ registry: registryOf(sources), outDir: buildDir });
+    expect(next.manifest.card?.hash).not.toBe(manifest.card?.hash);
+    const bundle = await handlers.getBundle("card");
+    expect(bundle.hash).toBe(next.manifest.card?.hash);
+    expect(Buffer.from(bundle.code).toString()).toContain("Changed");
+  });
+
+  it("rejects a bundle file that does not match its manifest hash, naming the file", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    writeFileSync(join(buildDir, manifest.card?.file ?? ""), "export default 'tampered';\n");
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    const error = await handlers.getBundle("card").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BundleError);
+    expect((error as Error).message).toContain(`${manifest.card?.file} does not match its hash`);
+  });
+
+  it("throws at creation for a missing or malformed manifest", () => {
+    const empty = writeTree({ "bundles/README": "" });
+    expect(() => createHandlers(registryOf(), { buildDir: empty })).toThrow(ManifestError);
+    const bad = writeTree({ "manifest.json": JSON.stringify({ card: { file: "../x.js" } }) });
+    expect(() => createHandlers(registryOf(), { buildDir: bad })).toThrow(/points outside/);
+  });
+});
+
+describe("createHandlers with staticMode", () => {
+  it("answers the bundle endpoint with 404 StaticMode and metadata with the manifest hash", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    const handlers = createHandlers(registryOf(sources), {
+      buildDir,
+      staticMode: true,
+      bundler: noBundler,
+    });
+    await expect(handlers.getBundle("card")).rejects.toBeInstanceOf(StaticModeError);
+    expect((await handlers.getMetadata("card")).hash).toBe(manifest.card?.hash);
+
+    const server = await startDevServer({
+      registry: registryOf(sources),
+      buildDir,
+      staticMode: true,
+      bundler: noBundler,
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+    });
+    servers.push(server);
+    const bundle = await fetch(`${server.url}/api/bundles/card.js`);
+    expect(bundle.status).toBe(404);
+    expect(await bundle.json()).toMatchObject({ error: "StaticMode", name: "card" });
+    const metadata = await fetch(`${server.url}/api/bundles/ui.button/metadata`);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({
+      name: "ui.button",
+      title: "The ui/button",
+      hash: manifest["ui.button"]?.hash,
+    });
+    const invalid = await fetch(`${server.url}/api/bundles/a..b.js`);
+    expect(invalid.status).toBe(422);
+    const unknown = await fetch(`${server.url}/api/bundles/nope/metadata`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: string }).error).toBe("ComponentNotFound");
+  });
+});

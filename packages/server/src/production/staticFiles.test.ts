@@ -1,0 +1,169 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type DevServer, startDevServer } from "../cli/devServer.ts";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { createHandlers } from "../http/handlers.ts";
+import { silentLogger } from "../logger.ts";
+import { rawRequest, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { build } from "./build.ts";
+import type { Manifest } from "./manifest.ts";
+import { createStaticFiles } from "./staticFiles.ts";
+
+const scratch: string[] = [];
+const servers: DevServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function builtDir(): Promise<{ buildDir: string; manifest: Manifest; parent: string }> {
+  const sources = writeTree(typicalComponent("card"));
+  const parent = mkdtempSync(join(tmpdir(), "svc-static-"));
+  scratch.push(parent);
+  const buildDir = join(parent, "build");
+  const registry = new ComponentRegistry(sources, { logger: silentLogger });
+  const { manifest } = await build({ registry, outDir: buildDir, compress: true });
+  return { buildDir, manifest, parent };
+}
+
+describe("createStaticFiles", () => {
+  it("serves bundles as immutable and manifest.json as no-cache", async () => {
+    const { buildDir, manifest } = await builtDir();
+    const files = createStaticFiles(buildDir);
+    const file = manifest.card?.file ?? "";
+
+    const bundle = await files.get(file);
+    expect(bundle).toMatchObject({
+      contentType: "application/javascript; charset=utf-8",
+      cacheControl: "public, max-age=31536000, immutable",
+    });
+    expect(Buffer.from(bundle?.body ?? []).equals(readFileSync(join(buildDir, file)))).toBe(true);
+    expect(bundle?.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+
+    const gz = await files.get(`${file}.gz`);
+    expect(gz?.contentType).toBe("application/gzip");
+    expect(gz?.etag).not.toBe(bundle?.etag);
+    expect((await files.get(`${file}.br`))?.contentType).toBe("application/x-brotli");
+
+    const json = await files.get("manifest.json");
+    expect(json).toMatchObject({
+      contentType: "application/json; charset=utf-8",
+      cacheControl: "no-cache",
+    });
+    expect(JSON.parse(Buffer.from(json?.body ?? []).toString())).toEqual(manifest);
+  });
+
+  it("re-reads manifest.json on every request, and keeps bundle files once read", async () => {
+    const { buildDir, manifest } = await builtDir();
+    const files = createStaticFiles(buildDir);
+    const file = manifest.card?.file ?? "";
+    const before = await files.get(file);
+    expect(await files.get("manifest.json")).toBeDefined();
+    writeFileSync(join(buildDir, "manifest.json"), "{}\n");
+    rmSync(join(buildDir, file));
+    expect(Buffer.from((await files.get("manifest.json"))?.body ?? []).toString()).toBe("{}\n");
+    expect((await files.get(file))?.body).toBe(before?.body);
+  });
+
+  it.each([
+    "../build/manifest.json",
+    "/etc/passwd",
+    "bundles/../manifest.json",
+    "bundles/./card.js",
+    "./manifest.json",
+    "bundles",
+    "bundles/",
+    "bundles/sub/card.js",
+    "bundles/.hidden.js",
+    "bundles/card.js.map",
+    "bundles\\card.js",
+    "manifest.json\0.js",
+    "secret.txt",
+    "",
+    "bundles/missing.0123456789ab.js",
+  ])("answers undefined for %j", async (path) => {
+    const { buildDir } = await builtDir();
+    writeFileSync(join(buildDir, "secret.txt"), "secret");
+    expect(await createStaticFiles(buildDir).get(path)).toBeUndefined();
+  });
+
+  it("never follows a symbolic link out of the build directory", async () => {
+    const { buildDir, parent } = await builtDir();
+    writeFileSync(join(parent, "outside.js"), "secret");
+    symlinkSync(join(parent, "outside.js"), join(buildDir, "bundles", "leak.js"));
+    expect(await createStaticFiles(buildDir).get("bundles/leak.js")).toBeUndefined();
+  });
+
+  it("is what Handlers.getStaticFile answers with a build dir, and absent without one", async () => {
+    const { buildDir, manifest } = await builtDir();
+    const registry = new ComponentRegistry(undefined, { logger: silentLogger });
+    const handlers = createHandlers(registry, { buildDir });
+    expect((await handlers.getStaticFile?.(manifest.card?.file ?? ""))?.body.byteLength).toBe(
+      manifest.card?.size,
+    );
+    expect(await handlers.getStaticFile?.("../x")).toBeUndefined();
+    expect(createHandlers(registry).getStaticFile).toBeUndefined();
+  });
+});
+
+describe("svc serve: /static/svc/", () => {
+  async function serve(buildDir?: string) {
+    const server = await startDevServer({
+      registry: new ComponentRegistry(undefined, { logger: silentLogger }),
+      buildDir,
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+    });
+    servers.push(server);
+    return server;
+  }
+
+  it("serves the build's files with their caching headers, ETag and 304", async () => {
+    const { buildDir, manifest } = await builtDir();
+    const server = await serve(buildDir);
+    const file = manifest.card?.file ?? "";
+    const res = await fetch(`${server.url}/static/svc/${file}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/javascript; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(buildDir, file)))).toBe(
+      true,
+    );
+    const etag = res.headers.get("etag") ?? "";
+    const again = await fetch(`${server.url}/static/svc/${file}`, {
+      headers: { "if-none-match": etag },
+    });
+    expect(again.status).toBe(304);
+    const head = await rawRequest(server.url, `/static/svc/${file}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+
+    const json = await fetch(`${server.url}/static/svc/manifest.json?v=1`);
+    expect(json.headers.get("cache-control")).toBe("no-cache");
+    expect(await json.json()).toEqual(manifest);
+  });
+
+  it.each([
+    "/static/svc/%2e%2e/%2e%2e/etc/passwd",
+    "/static/svc/../build/manifest.json",
+    "/static/svc/bundles/%2e%2e%2fmanifest.json",
+    "/static/svc/bundles/%E0%A4%A.js",
+    "/static/svc/bundles/nothing.js",
+  ])("answers %s with 404 JSON", async (path) => {
+    const { buildDir } = await builtDir();
+    const server = await serve(buildDir);
+    const res = await rawRequest(server.url, path);
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toMatchObject({ error: "NotFound" });
+  });
+
+  it("answers 404 without a build directory", async () => {
+    const server = await serve();
+    expect((await fetch(`${server.url}/static/svc/manifest.json`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+import { readFile, realpath } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import type { StaticFile } from "../http/handlers.ts";
+
+export type { StaticFile } from "../http/handlers.ts";
+
+/** `Cache-Control` of hashed bundle files: their names change whenever their bytes do. */
+export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
+/** `Cache-Control` of `manifest.json`: revalidated on every use, so a new build shows at once. */
+export const MANIFEST_CACHE_CONTROL = "no-cache";
+
+/**
+ * The only paths a build directory serves: its manifest and the files under `bundles/`
+ * (bundles and their precompressed siblings). Anything else — dot files, `..`, other
+ * directories, leftovers — is not served, whatever is on disk.
+ */
+const SERVABLE_PATH = /^(?:manifest\.json|bundles\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.js(?:\.gz|\.br)?)$/;
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".json": "application/json; charset=utf-8",
+  ".js": "application/javascript; charset=utf-8",
+  ".gz": "application/gzip",
+  ".br": "application/x-brotli",
+};
+
+export interface StaticFilesOptions {
+  /** Upper bound on the bytes of bundle files kept in memory (LRU). Default: 64 MiB. */
+  maxCacheBytes?: number;
+}
+
+/** Reads files of a build directory for serving; see {@link createStaticFiles}. */
+export interface StaticFiles {
+  /** The build directory (absolute). */
+  readonly dir: string;
+  /**
+   * The file at `path` (decoded, relative to the build directory), or undefined when it is
+   * not a servable build file or does not exist.
+   */
+  get(path: string): Promise<StaticFile | undefined>;
+}
+
+/**
+ * Serves the files of a `svc build` output directory: `manifest.json` (re-read on every
+ * request, `no-cache`) and `bundles/*` (immutable: read once, kept in memory, cached for a
+ * year by clients). Never reads outside the directory, symbolic links included. Bridges and
+ * servers mount it under a static prefix (`svc serve` uses `/static/svc/`).
+ */
+export function createStaticFiles(buildDir: string, options: StaticFilesOptions = {}): StaticFiles {
+  const dir = resolve(buildDir);
+  const maxBytes = options.maxCacheBytes ?? 64 * 1024 * 1024;
+  /** Bundle files by path; insertion order is recency order. */
+  const cache = new Map<string, StaticFile>();
+  let cachedBytes = 0;
+
+  function remember(path: string, file: StaticFile): void {
+    if (file.body.byteLength > maxBytes) return;
+    cache.set(path, file);
+    cachedBytes += file.body.byteLength;
+    for (const [key, value] of cache) {
+      if (cachedBytes <= maxBytes) break;
+      cache.delete(key);
+      cachedBytes -= value.body.byteLength;
+    }
+  }
+
+  return {
+    dir,
+    async get(path) {
+      if (!SERVABLE_PATH.test(path)) return undefined;
+      const hit = cache.get(path);
+      if (hit !== undefined) {
+        cache.delete(path);
+        cache.set(path, hit);
+        return hit;
+      }
+      const body = await readFileInside(dir, path);
+      if (body === undefined) return undefined;
+      const isManifest = path === "manifest.json";
+      const file: StaticFile = {
+        body,
+        contentType: CONTENT_TYPES[extensionOf(path)] ?? "application/octet-stream",
+        cacheControl: isManifest ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
+        etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
+      };
+      // A bundle's name carries the hash of its bytes, so a cached copy can never go stale;
+      // the manifest changes in place with every build, so it is always read afresh.
+      if (!isManifest) remember(path, file);
+      return file;
+    },
+  };
+}
+
+/**
+ * The bytes of `dir/path`, or undefined when missing or when it resolves outside `dir`
+ * (through `..` or a symbolic link anywhere on the way).
+ */
+export async function readFileInside(dir: string, path: string): Promise<Uint8Array | undefined> {
+  try {
+    const [root, real] = await Promise.all([realpath(dir), realpath(join(dir, path))]);
+    const rel = relative(root, real);
+    if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || resolve(root, rel) !== real) {
+      return undefined;
+    }
+    return await readFile(real);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+    throw error;
+  }
+}
+
+function extensionOf(path: string): string {
+  const dot = path.lastIndexOf(".");
+  return dot === -1 ? "" : path.slice(dot);
+}
