@@ -2,7 +2,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ComponentRegistry, createHandlers, EXTERNALS, silentLogger } from "@svc/server";
+import {
+  ComponentRegistry,
+  createHandlers,
+  EXTERNALS,
+  parseComponentName,
+  silentLogger,
+} from "@svc/server";
 import autocannon from "autocannon";
 import * as esbuild from "esbuild";
 import { median, type Row, type ServerProcess, startServerProcess, timeMs } from "./lib.ts";
@@ -59,7 +65,8 @@ async function coldBundle(root: string): Promise<Row> {
   // A running server has discovered its components already: a cold request is a new
   // handler set (an empty bundle cache) on the same registry.
   const registry = new ComponentRegistry(root, { logger: silentLogger });
-  const svc = () => createHandlers(registry, { logger: silentLogger }).getBundle("card");
+  const svc = () =>
+    createHandlers(registry, { logger: silentLogger }).getBundle(parseComponentName("card"));
   for (let i = 0; i < 5; i++) {
     await bare();
     await svc();
@@ -128,7 +135,7 @@ async function editToNewCode(root: string): Promise<Row> {
   const handlers = createHandlers(new ComponentRegistry(root, { logger: silentLogger }), {
     logger: silentLogger,
   });
-  await handlers.getBundle("card");
+  await handlers.getBundle(parseComponentName("card"));
   const file = join(root, "card", "format.ts");
   const times: number[] = [];
   for (let i = 0; i < 25; i++) {
@@ -140,7 +147,9 @@ async function editToNewCode(root: string): Promise<Row> {
     );
     let code = "";
     while (!code.includes(marker))
-      code = Buffer.from((await handlers.getBundle("card")).code).toString("utf8");
+      code = Buffer.from((await handlers.getBundle(parseComponentName("card"))).code).toString(
+        "utf8",
+      );
     times.push(performance.now() - started);
   }
   return {

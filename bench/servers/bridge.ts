@@ -11,14 +11,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { build, ComponentRegistry, createHandlers, type Handlers, silentLogger } from "@svc/server";
+import {
+  build,
+  ComponentRegistry,
+  createHandlers,
+  type Handlers,
+  parseComponentName,
+  silentLogger,
+} from "@svc/server";
 
 const [framework, dir, mode = "dev"] = process.argv.slice(2) as [string, string, string?];
 const registry = new ComponentRegistry(dir, { logger: silentLogger });
 const buildDir = mode === "prebuilt" ? `${dir}.build` : undefined;
 if (buildDir !== undefined) await build({ registry, outDir: buildDir });
 const real = createHandlers(registry, { logger: silentLogger, buildDir });
-const bundle = await real.getBundle("card");
+const bundle = await real.getBundle(parseComponentName("card"));
 const handlers: Handlers =
   mode === "memory"
     ? {

@@ -7,12 +7,18 @@
  */
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ComponentRegistry, createHandlers, createNodeHandler, silentLogger } from "@svc/server";
+import {
+  ComponentRegistry,
+  createHandlers,
+  createNodeHandler,
+  parseComponentName,
+  silentLogger,
+} from "@svc/server";
 
 const [mode, dir, name] = process.argv.slice(2) as [string, string, string];
 const registry = new ComponentRegistry(dir, { logger: silentLogger });
 const handlers = createHandlers(registry, { logger: silentLogger });
-const bundle = await handlers.getBundle(name);
+const bundle = await handlers.getBundle(parseComponentName(name));
 
 let port: number;
 let close: () => Promise<unknown>;

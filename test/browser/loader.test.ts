@@ -148,7 +148,9 @@ describe("loader (API mode)", () => {
       ),
     );
     await poll(() => page.locator("#a [role=alert]").textContent()).toContain("Thrower exploded");
-    await poll(() => page.locator("#b [role=alert]").textContent()).toMatch(/not found/);
+    await poll(() => page.locator("#b [role=alert]").textContent()).toMatch(
+      /No component named "[a-z_]*" was found/,
+    );
     await poll(() => page.locator("#d [role=alert]").textContent()).toMatch(
       /Invalid data-svc-props for component "hello"/,
     );
@@ -405,7 +407,9 @@ describe("loader served by svc serve, with the built-in examples", () => {
     await poll(() => page.locator("#crasher [role=alert]").textContent()).toContain(
       "Crasher exploded on purpose",
     );
-    await poll(() => page.locator("#missing [role=alert]").textContent()).toMatch(/not found/);
+    await poll(() => page.locator("#missing [role=alert]").textContent()).toMatch(
+      /No component named "[a-z_]*" was found/,
+    );
     // The crash is contained: the counter still counts.
     await page.locator("#counter [aria-label=increment]").click();
     await poll(() => page.locator("#counter [data-testid=count]").textContent()).toBe("5");

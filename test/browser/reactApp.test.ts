@@ -114,7 +114,7 @@ describe("a React app with SvcProvider and useComponent", () => {
     await poll(() => tab.locator("#server .badge").textContent()).toBe("nested badge");
     await poll(() => tab.locator("#valid .typed").textContent()).toBe("x6");
     await poll(() => tab.locator("#missing [role=alert]").textContent()).toMatch(
-      /Component "nowhere" not found/,
+      /No component named "nowhere" was found/,
     );
     const report = await tab.evaluate(() => (window as unknown as { report: unknown }).report);
     expect(report).toMatchObject({ prefetched: true });

@@ -4,7 +4,7 @@
  */
 
 import type { Fixture } from "./fixture.ts";
-import type { ErrorKind } from "./svc.ts";
+import type { WireErrorKind as ErrorKind } from "./svc.ts";
 
 /** Which server a case runs against (see `suite.ts` for the options of each). */
 export type Config = "dev" | "prebuilt" | "static";

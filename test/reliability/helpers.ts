@@ -1,6 +1,6 @@
 /** Helpers of the reliability tests: exact-byte HTTP requests, loggers that remember. */
 import { connect } from "node:net";
-import type { ErrorKind, Logger } from "../conformance/svc.ts";
+import type { WireErrorKind as ErrorKind, Logger } from "../conformance/svc.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 

@@ -1,39 +1,9 @@
+import type { LiveEvent } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
 import { reloadComponent, showComponentFailure } from "./reloadComponent.ts";
 
-/** A position of a bundler error, as the live-reload stream reports it. */
-export interface LiveErrorLocation {
-  /** Path relative to the component directory, e.g. `Counter.tsx`. */
-  file?: string;
-  /** 1-based. */
-  line?: number;
-  /** 0-based, as esbuild reports it (editors show `column + 1`). */
-  column?: number;
-  text: string;
-  /** The source line the error is on. */
-  lineText?: string;
-}
-
-/**
- * One message of the live-reload stream (`GET {apiBase}/events`, served by `svc serve`);
- * the same shape as `LiveEvent` of `@svc/server`.
- */
-export type LiveEvent =
-  /** First on every connection; a new `server` id means the server restarted. */
-  | { type: "hello"; server: string }
-  /** The component's bundle or schema changed; `hash` is its new content hash. */
-  | { type: "change"; name: string; hash: string }
-  /** The component does not bundle (or its schema is broken). */
-  | {
-      type: "error";
-      name: string;
-      error: string;
-      message: string;
-      locations?: LiveErrorLocation[];
-    }
-  /** Components were added or removed. */
-  | { type: "list"; names: string[] };
+export type { LiveErrorLocation, LiveEvent } from "@svc/protocol";
 
 export type LiveStatus = "connecting" | "open" | "reconnecting";
 

@@ -122,7 +122,7 @@ describe("createSvcClient", () => {
     });
     const gone = await client.load("gone").catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(ComponentNotFoundError);
-    expect((gone as Error).message).toMatch(/Component "gone" not found/);
+    expect((gone as Error).message).toMatch(/No component named "gone" was found/);
     const broken = await client.load("broken").catch((e: unknown) => e);
     expect(broken).toBeInstanceOf(BundleLoadError);
     expect((broken as Error).message).toContain("index.tsx:3:7");

@@ -1,3 +1,11 @@
+import {
+  bundlePath,
+  type ComponentMetadata,
+  componentNameProblem,
+  isErrorBody,
+  type Manifest,
+  metadataPath,
+} from "@svc/protocol";
 import { assertComponentName } from "./componentName.ts";
 import {
   BundleLoadError,
@@ -10,29 +18,7 @@ import { verifyIntegrity } from "./integrity.ts";
 import { getModuleRegistry } from "./moduleRegistry.ts";
 import { rewriteImports } from "./rewriteImports.ts";
 
-/** One entry of `manifest.json`, written by `svc build`. */
-export interface ManifestEntry {
-  /** Path of the bundle, relative to the manifest's directory. */
-  file: string;
-  hash: string;
-  /** Subresource Integrity value (`sha384-…`), checked before the code runs. */
-  integrity?: string;
-  size?: number;
-}
-
-export type Manifest = Readonly<Record<string, ManifestEntry>>;
-
-/** The metadata endpoint's answer. */
-export interface ComponentMetadata {
-  name: string;
-  title: string;
-  description: string;
-  version: string;
-  props: { type?: string; properties?: Record<string, unknown>; required?: string[] };
-  properties: Record<string, unknown>;
-  required?: string[];
-  hash: string;
-}
+export type { ComponentMetadata, Manifest, ManifestEntry } from "@svc/protocol";
 
 export interface SvcClientOptions {
   /** Base URL of the svc API (bundles, metadata). Default `"/api"`. */
@@ -128,7 +114,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   }
 
   async function fetchFromApi(name: string, hash: string | undefined): Promise<string> {
-    const url = `${apiBase}/bundles/${name}.js${hash ? `?${hash}` : ""}`;
+    const url = `${apiBase}${bundlePath(name, hash)}`;
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
@@ -178,7 +164,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     const { url: manifestHref, entries } = await loadManifestEntries();
     const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
     if (entry === undefined || typeof entry.file !== "string") {
-      throw new ComponentNotFoundError(name, `not in the manifest ${manifestHref.href}`);
+      throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
     }
     const url = new URL(entry.file, manifestHref).href;
     const response = await request(name, url);
@@ -229,7 +215,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       }
       const cached = metadata.get(name);
       if (cached !== undefined) return cached;
-      const url = `${apiBase}/bundles/${name}/metadata`;
+      const url = `${apiBase}${metadataPath(name)}`;
       const promise = request(name, url).then(
         (response) => response.json() as Promise<ComponentMetadata>,
       );
@@ -258,27 +244,26 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   };
 }
 
-interface ErrorBody {
-  error?: unknown;
-  message?: unknown;
-}
-
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */
 async function errorFromResponse(name: string, url: string, response: Response): Promise<Error> {
-  let body: ErrorBody = {};
+  let parsed: unknown;
   try {
-    body = (await response.json()) as ErrorBody;
+    parsed = await response.json();
   } catch {
     // Not JSON (a static server's 404 page, a proxy's error): the status has to do.
   }
-  const message = typeof body.message === "string" ? body.message : undefined;
+  const body = isErrorBody(parsed) ? parsed : undefined;
+  const message = body?.message;
   const where = `GET ${url} → ${response.status}`;
   const options = { status: response.status, url };
-  switch (body.error) {
+  switch (body?.error) {
     case "ComponentNotFound":
       return new ComponentNotFoundError(name, where);
     case "InvalidComponentName":
-      return new InvalidComponentNameError(name, message ?? "rejected by the server");
+      return new InvalidComponentNameError(
+        name,
+        componentNameProblem(name) ?? "the server rejected it",
+      );
     case "StaticMode":
       return new BundleLoadError(
         name,

@@ -1,75 +1,21 @@
 /**
- * Errors raised in the browser. Every error carries a stable `kind` (for code) and the
- * `component` it concerns; `name` is the class name (for people reading logs).
+ * Errors raised in the browser. They extend the one `SvcError` of `@svc/protocol` (shared with
+ * the server): each carries a stable `kind` (for code) and the `component` it concerns; `name`
+ * is the class name (for people reading logs). The name errors, `ComponentNotFoundError` and
+ * `InvalidComponentNameError`, are the protocol's own.
  */
+import { SvcError, type SvcErrorOptions } from "@svc/protocol";
 
-// A registered symbol rather than `instanceof`: the loader script and an application can
-// each carry their own copy of this module, and errors must be recognised across copies.
-const SVC_ERROR: unique symbol = Symbol.for("svc.error") as never;
+export {
+  ComponentNotFoundError,
+  InvalidComponentNameError,
+  isSvcError,
+  SvcError,
+  type SvcErrorKind,
+  type SvcErrorOptions,
+} from "@svc/protocol";
 
-export type SvcErrorKind =
-  | "ComponentNotFound"
-  | "InvalidComponentName"
-  | "BundleLoad"
-  | "ModuleNotFound"
-  | "IntegrityMismatch"
-  | "ExportNotFound"
-  | "SchemaValidation"
-  | "Render";
-
-export interface SvcErrorOptions {
-  cause?: unknown;
-}
-
-export class SvcError extends Error {
-  readonly kind: SvcErrorKind;
-  /** The component the error concerns. */
-  readonly component: string;
-  declare readonly [SVC_ERROR]: true;
-
-  constructor(kind: SvcErrorKind, component: string, message: string, options?: SvcErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    // Not `new.target.name`: minifiers rename classes. Each subclass sets its own name.
-    this.name = "SvcError";
-    this.kind = kind;
-    this.component = component;
-    Object.defineProperty(this, SVC_ERROR, { value: true });
-  }
-}
-
-/** True for every error raised by svc's browser packages, whichever copy raised it. */
-export function isSvcError(error: unknown): error is SvcError {
-  return (
-    typeof error === "object" &&
-    error !== null &&
-    (error as { [SVC_ERROR]?: unknown })[SVC_ERROR] === true
-  );
-}
-
-/** The server (or the manifest) does not know the component. */
-export class ComponentNotFoundError extends SvcError {
-  constructor(component: string, detail?: string, options?: SvcErrorOptions) {
-    super(
-      "ComponentNotFound",
-      component,
-      `Component "${component}" not found${detail ? ` (${detail})` : ""}.`,
-      options,
-    );
-    this.name = "ComponentNotFoundError";
-  }
-}
-
-/** The name breaks the naming rules, so no request is made. */
-export class InvalidComponentNameError extends SvcError {
-  readonly reason: string;
-  constructor(component: string, reason: string) {
-    super("InvalidComponentName", component, `Invalid component name "${component}": ${reason}.`);
-    this.name = "InvalidComponentNameError";
-    this.reason = reason;
-  }
-}
-
-export interface BundleLoadErrorOptions extends SvcErrorOptions {
+export interface BundleLoadErrorOptions extends Omit<SvcErrorOptions, "component"> {
   /** HTTP status of the failed response, when there was one. */
   status?: number;
   /** URL that was fetched, when there was one. */
@@ -83,7 +29,7 @@ export class BundleLoadError extends SvcError {
   readonly url: string | undefined;
 
   constructor(component: string, message: string, options: BundleLoadErrorOptions = {}) {
-    super(BundleLoadError.kindOf(new.target), component, message, options);
+    super(BundleLoadError.kindOf(new.target), message, { component, cause: options.cause });
     this.name = "BundleLoadError";
     this.status = options.status;
     this.url = options.url;
@@ -134,10 +80,10 @@ export class ExportNotFoundError extends SvcError {
     const list = available.length > 0 ? available.join(", ") : "none";
     super(
       "ExportNotFound",
-      component,
       module === undefined
         ? `Component "${component}" has no export "${exportName}" (exports: ${list}).`
         : `Component "${component}" imports "${exportName}" from "${module}", which does not export it.`,
+      { component },
     );
     this.name = "ExportNotFoundError";
     this.exportName = exportName;
@@ -162,10 +108,10 @@ export class SchemaValidationError extends SvcError {
   constructor(component: string, issues: readonly PropIssue[]) {
     super(
       "SchemaValidation",
-      component,
       `Invalid props for component "${component}": ${issues
         .map((issue) => (issue.prop ? `${issue.prop}: ${issue.message}` : issue.message))
         .join("; ")}`,
+      { component },
     );
     this.name = "SchemaValidationError";
     this.issues = issues;
@@ -177,9 +123,8 @@ export class RenderError extends SvcError {
   constructor(component: string, cause: unknown) {
     super(
       "Render",
-      component,
       `Component "${component}" threw: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
+      { component, cause },
     );
     this.name = "RenderError";
   }

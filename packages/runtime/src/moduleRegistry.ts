@@ -1,14 +1,9 @@
-/** The runtime modules a component bundle may import (its esbuild externals). */
-export const RUNTIME_MODULE_NAMES = [
-  "react",
-  "react/jsx-runtime",
-  "react-dom",
-  "react-dom/client",
-  "@svc/react",
-  "goober",
-] as const;
+import { SHARED_MODULES, type SharedModuleName } from "@svc/protocol";
 
-export type RuntimeModuleName = (typeof RUNTIME_MODULE_NAMES)[number];
+/** The runtime modules a component bundle may import (its esbuild externals). */
+export const RUNTIME_MODULE_NAMES = SHARED_MODULES;
+
+export type RuntimeModuleName = SharedModuleName;
 
 /** `window.__MODULES__`: module specifier → module namespace (or namespace-like object). */
 export type ModuleRegistry = Record<string, object>;

@@ -1,73 +1,38 @@
 /**
- * Every error the server reports carries a stable `kind`. Kinds become HTTP statuses in
- * exactly one place: {@link STATUS_BY_KIND} (used by `toErrorResponse`).
+ * The server's errors. Each carries a stable `kind`; kinds become HTTP statuses in exactly one
+ * place, `ERROR_STATUS` of `@svc/protocol` (through {@link toErrorResponse}), which the
+ * browser reads too.
  */
+import {
+  ERROR_STATUS,
+  type ErrorBody,
+  isSvcError,
+  SvcError,
+  type SvcErrorOptions,
+  statusOf,
+} from "@svc/protocol";
 
-export const STATUS_BY_KIND = {
-  ComponentNotFound: 404,
-  InvalidComponentName: 422,
-  BundleError: 500,
-  InvalidSchema: 500,
-  StaticMode: 404,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  InternalError: 500,
-} as const;
+export {
+  ComponentNotFoundError,
+  ERROR_STATUS,
+  type ErrorBody,
+  InvalidComponentNameError,
+  isSvcError,
+  SvcError,
+  type SvcErrorKind,
+  type WireErrorKind,
+} from "@svc/protocol";
 
-export type ErrorKind = keyof typeof STATUS_BY_KIND;
-
-/** The JSON body of every error response. */
-export interface ErrorBody {
-  error: ErrorKind;
-  message: string;
-  name?: string;
-}
-
-export class SvcError extends Error {
-  readonly kind: ErrorKind;
-  /** The component the error is about, when there is one. */
-  readonly component: string | undefined;
-
-  constructor(kind: ErrorKind, message: string, component?: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.kind = kind;
-    this.component = component;
-  }
-
-  get status(): number {
-    return STATUS_BY_KIND[this.kind];
-  }
-
-  toJSON(): ErrorBody {
-    return this.component === undefined
-      ? { error: this.kind, message: this.message }
-      : { error: this.kind, message: this.message, name: this.component };
-  }
-}
-
-export class ComponentNotFoundError extends SvcError {
-  constructor(name: string) {
-    super("ComponentNotFound", `No component named "${name}" is registered.`, name);
-  }
-}
-
-export class InvalidComponentNameError extends SvcError {
-  constructor(name: string) {
-    super(
-      "InvalidComponentName",
-      `Invalid component name ${JSON.stringify(truncate(name))}: use dot-separated identifiers ` +
-        '([A-Za-z_][A-Za-z0-9_]*), optionally behind one "prefix:".',
-    );
-  }
-}
+/** @deprecated Use `ERROR_STATUS` (the same table, shared with the browser). */
+export const STATUS_BY_KIND = ERROR_STATUS;
 
 /** A bundler failure; `message` carries esbuild's `file:line:column: text` lines. */
 export class BundleError extends SvcError {
   readonly errors: readonly BundleErrorLocation[];
 
   constructor(name: string, errors: readonly BundleErrorLocation[], options?: ErrorOptions) {
-    super("BundleError", formatBundleErrors(name, errors), name, options);
+    super("BundleError", formatBundleErrors(name, errors), { component: name, ...options });
+    this.name = "BundleError";
     this.errors = errors;
   }
 }
@@ -82,10 +47,11 @@ export interface BundleErrorLocation {
   lineText?: string;
 }
 
-/** A `schema.json` that is not valid JSON or not a JSON object. */
+/** A `schema.json` that is not valid JSON, not a JSON object, or nested too deep. */
 export class InvalidSchemaError extends SvcError {
   constructor(name: string, file: string, problem: string) {
-    super("InvalidSchema", `${file}: ${problem}`, name);
+    super("InvalidSchema", `${file}: ${problem}`, { component: name });
+    this.name = "InvalidSchemaError";
   }
 }
 
@@ -94,8 +60,28 @@ export class StaticModeError extends SvcError {
     super(
       "StaticMode",
       "Static mode is on: bundles are served as static files listed in manifest.json, not by this endpoint.",
-      name,
+      { component: name },
     );
+    this.name = "StaticModeError";
+  }
+}
+
+/** No svc endpoint (or no file) at a path. */
+export class NotFoundError extends SvcError {
+  constructor(what: string, options?: SvcErrorOptions) {
+    super("NotFound", what, options);
+    this.name = "NotFoundError";
+  }
+}
+
+/** A method an endpoint does not answer; `allow` lists those it does. */
+export class MethodNotAllowedError extends SvcError {
+  readonly allow: string;
+
+  constructor(method: string, allow: string) {
+    super("MethodNotAllowed", `${method} is not allowed here; use ${allow}.`);
+    this.name = "MethodNotAllowedError";
+    this.allow = allow;
   }
 }
 
@@ -107,15 +93,14 @@ export function formatBundleErrors(name: string, errors: readonly BundleErrorLoc
   return `Could not bundle "${name}": ${lines.join("\n")}`;
 }
 
-/** Turns any thrown value into the status and JSON body the HTTP layer sends. */
+/**
+ * Turns any thrown value into the status and JSON body the HTTP layer sends: an svc error of
+ * a wire kind as itself, anything else as a bare 500 `InternalError` that reveals nothing.
+ */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
-  if (error instanceof SvcError) return { status: error.status, body: error.toJSON() };
+  if (isSvcError(error)) return { status: statusOf(error), body: error.toJSON() };
   return {
-    status: STATUS_BY_KIND.InternalError,
+    status: ERROR_STATUS.InternalError,
     body: { error: "InternalError", message: "Internal server error." },
   };
-}
-
-function truncate(value: string): string {
-  return value.length > 60 ? `${value.slice(0, 60)}…` : value;
 }

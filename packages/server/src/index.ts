@@ -11,6 +11,7 @@ export {
   CONFIG_FILES,
   type ConfigFlags,
   createRegistry,
+  DEFAULT_DEV_ORIGIN,
   defineConfig,
   loadConfigFile,
   type ResolveConfigOptions,
@@ -21,7 +22,6 @@ export {
   UsageError,
 } from "./cli/config.ts";
 export {
-  DEFAULT_DEV_ORIGIN,
   type DevServer,
   type DevServerOptions,
   STATIC_PREFIX,
@@ -40,10 +40,13 @@ export {
   parseSchema,
 } from "./components/metadata.ts";
 export {
+  type ComponentName,
+  componentNameProblem,
   fileSafeName,
   fromFileSafeName,
   isValidName,
   MAX_NAME_LENGTH,
+  parseComponentName,
 } from "./components/names.ts";
 export {
   createLiveReload,
@@ -56,14 +59,19 @@ export {
   BundleError,
   type BundleErrorLocation,
   ComponentNotFoundError,
+  ERROR_STATUS,
   type ErrorBody,
-  type ErrorKind,
   InvalidComponentNameError,
   InvalidSchemaError,
+  isSvcError,
+  MethodNotAllowedError,
+  NotFoundError,
   STATUS_BY_KIND,
   StaticModeError,
   SvcError,
+  type SvcErrorKind,
   toErrorResponse,
+  type WireErrorKind,
 } from "./errors.ts";
 export {
   type BundleListEntry,

@@ -2,7 +2,13 @@ import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
-import { countingBundler, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import {
+  cn,
+  countingBundler,
+  settleWrites,
+  typicalComponent,
+  writeTree,
+} from "../test/fixtures.ts";
 import { BundleCache } from "./bundleCache.ts";
 
 function setup(files: Record<string, string>, maxBytes?: number) {
@@ -11,7 +17,7 @@ function setup(files: Record<string, string>, maxBytes?: number) {
   const bundler = countingBundler();
   const cache = new BundleCache(bundler, { maxBytes });
   const get = (name: string): Component => {
-    const c = registry.get(name);
+    const c = registry.get(cn(name));
     if (!c) throw new Error(`no ${name}`);
     return c;
   };
@@ -31,8 +37,8 @@ describe("BundleCache", () => {
   it("serves a warm bundle without rebuilding", async () => {
     const t = setup(typicalComponent("card"));
     settleWrites();
-    const first = await t.cache.get(t.get("card"));
-    const second = await t.cache.get(t.get("card"));
+    const first = await t.cache.get(t.get(cn("card")));
+    const second = await t.cache.get(t.get(cn("card")));
     expect(second.hash).toBe(first.hash);
     expect(t.builds()).toBe(1);
   });
@@ -40,21 +46,21 @@ describe("BundleCache", () => {
   it("peeks a warm bundle synchronously, and never a stale one", async () => {
     const t = setup(typicalComponent("card"));
     settleWrites();
-    expect(t.cache.peek(t.get("card"))).toBeUndefined();
-    const built = await t.cache.get(t.get("card"));
-    expect(t.cache.peek(t.get("card"))).toBe(built);
+    expect(t.cache.peek(t.get(cn("card")))).toBeUndefined();
+    const built = await t.cache.get(t.get(cn("card")));
+    expect(t.cache.peek(t.get(cn("card")))).toBe(built);
     edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `edited ${s}`;\n");
     await new Promise((resolve) => setImmediate(resolve)); // inputs are checked once a turn
-    expect(t.cache.peek(t.get("card"))).toBeUndefined();
-    expect(text((await t.cache.get(t.get("card"))).code)).toContain("edited");
+    expect(t.cache.peek(t.get(cn("card")))).toBeUndefined();
+    expect(text((await t.cache.get(t.get(cn("card")))).code)).toContain("edited");
     expect(t.builds()).toBe(2);
   });
 
   it("rebuilds after an edit to a sibling implementation file", async () => {
     const t = setup(typicalComponent("card"));
-    const before = await t.cache.get(t.get("card"));
+    const before = await t.cache.get(t.get(cn("card")));
     edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `edited ${s}`;\n");
-    const after = await t.cache.get(t.get("card"));
+    const after = await t.cache.get(t.get(cn("card")));
     expect(after.hash).not.toBe(before.hash);
     expect(text(after.code)).toContain("edited");
   });
@@ -64,22 +70,22 @@ describe("BundleCache", () => {
       "card/index.tsx": 'import { greet } from "../shared/greet";\nexport default () => greet();\n',
       "shared/greet.ts": 'export const greet = () => "first version";\n',
     });
-    const before = await t.cache.get(t.get("card"));
+    const before = await t.cache.get(t.get(cn("card")));
     edit(join(t.dir, "shared/greet.ts"), 'export const greet = () => "second version";\n');
-    const after = await t.cache.get(t.get("card"));
+    const after = await t.cache.get(t.get(cn("card")));
     expect(after.hash).not.toBe(before.hash);
     expect(text(after.code)).toContain("second version");
   });
 
   it("picks up a file the entry newly imports", async () => {
     const t = setup({ "card/index.tsx": "export default () => 1;\n" });
-    await t.cache.get(t.get("card"));
+    await t.cache.get(t.get(cn("card")));
     writeTree({ "card/extra.ts": 'export const extra = "brand new file";\n' }, t.dir);
     edit(
       join(t.dir, "card/index.tsx"),
       'import { extra } from "./extra";\nexport default () => extra;\n',
     );
-    expect(text((await t.cache.get(t.get("card"))).code)).toContain("brand new file");
+    expect(text((await t.cache.get(t.get(cn("card")))).code)).toContain("brand new file");
   });
 
   it("rebuilds when an input vanished", async () => {
@@ -87,9 +93,9 @@ describe("BundleCache", () => {
       "card/index.tsx": 'import { x } from "./x";\nexport default () => x;\n',
       "card/x.ts": "export const x = 1;\n",
     });
-    await t.cache.get(t.get("card"));
+    await t.cache.get(t.get(cn("card")));
     rmSync(join(t.dir, "card/x.ts"));
-    await expect(t.cache.get(t.get("card"))).rejects.toThrow(/Could not resolve "\.\/x"/);
+    await expect(t.cache.get(t.get(cn("card")))).rejects.toThrow(/Could not resolve "\.\/x"/);
   });
 
   it("does not trust a bundle whose inputs changed within a timestamp tick of its build", async () => {
@@ -97,30 +103,32 @@ describe("BundleCache", () => {
     const file = join(t.dir, "card/index.tsx");
     writeFileSync(file, 'export default () => "BBBB";\n'); // mtime: now, as a fast editor leaves it
     const racy = statSync(file);
-    expect(text((await t.cache.get(t.get("card"))).code)).toContain("BBBB");
+    expect(text((await t.cache.get(t.get(cn("card")))).code)).toContain("BBBB");
     // Same size, same mtime: indistinguishable by stat, as a second save in the same tick is.
     writeFileSync(file, 'export default () => "CCCC";\n');
     utimesSync(file, racy.atime, racy.mtime);
-    expect(text((await t.cache.get(t.get("card"))).code)).toContain("CCCC");
+    expect(text((await t.cache.get(t.get(cn("card")))).code)).toContain("CCCC");
   });
 
   it("checks inputs once per event-loop turn, so an edit shows from the next turn on", async () => {
     const t = setup(typicalComponent("card"));
     settleWrites();
-    await t.cache.get(t.get("card"));
+    await t.cache.get(t.get(cn("card")));
     await new Promise((resolve) => setImmediate(resolve));
-    const checked = await t.cache.get(t.get("card")); // this turn's check: fresh
+    const checked = await t.cache.get(t.get(cn("card"))); // this turn's check: fresh
     edit(join(t.dir, "card/label.ts"), "export const label = (s: string) => `turn ${s}`;\n");
     // Requests of one turn are concurrent: the turn's check holds for all of them.
-    expect((await t.cache.get(t.get("card"))).hash).toBe(checked.hash);
+    expect((await t.cache.get(t.get(cn("card")))).hash).toBe(checked.hash);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(text((await t.cache.get(t.get("card"))).code)).toContain("turn");
+    expect(text((await t.cache.get(t.get(cn("card")))).code)).toContain("turn");
   });
 
   it("shares one build among 50 concurrent cold requests", async () => {
     const t = setup(typicalComponent("card"));
     settleWrites(); // just-written inputs make the build racy, and then joiners build again
-    const results = await Promise.all(Array.from({ length: 50 }, () => t.cache.get(t.get("card"))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => t.cache.get(t.get(cn("card")))),
+    );
     expect(t.builds()).toBe(1);
     for (const r of results)
       expect(Buffer.compare(r.code, results[0]?.code ?? new Uint8Array())).toBe(0);
@@ -130,17 +138,17 @@ describe("BundleCache", () => {
     const files = Object.assign({}, ...["a", "b", "c"].map((n) => typicalComponent(n)));
     const probe = setup(files);
     settleWrites();
-    const size = (await probe.cache.get(probe.get("a"))).code.byteLength;
+    const size = (await probe.cache.get(probe.get(cn("a")))).code.byteLength;
     const t = setup(files, Math.floor(size * 2.5));
-    await t.cache.get(t.get("a"));
-    await t.cache.get(t.get("b"));
-    await t.cache.get(t.get("a")); // a is now more recent than b
-    await t.cache.get(t.get("c")); // evicts b
+    await t.cache.get(t.get(cn("a")));
+    await t.cache.get(t.get(cn("b")));
+    await t.cache.get(t.get(cn("a"))); // a is now more recent than b
+    await t.cache.get(t.get(cn("c"))); // evicts b
     expect(t.cache.bytes).toBeLessThanOrEqual(Math.floor(size * 2.5));
     const builds = t.builds();
-    await t.cache.get(t.get("a"));
+    await t.cache.get(t.get(cn("a")));
     expect(t.builds()).toBe(builds);
-    await t.cache.get(t.get("b"));
+    await t.cache.get(t.get(cn("b")));
     expect(t.builds()).toBe(builds + 1);
   });
 });

@@ -1,31 +1,23 @@
-import { statSync } from "node:fs";
 import type { Component } from "../components/componentRegistry.ts";
+import type { ComponentName } from "../components/names.ts";
+import { BundleError } from "../errors.ts";
+import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
-import type { BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
+import { ByteLru } from "../util/lru.ts";
+import { BundleInputs } from "./bundleInputs.ts";
+import type { BundleOptions, Bundler } from "./bundler.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
-  readonly name: string;
+  readonly name: ComponentName;
   readonly code: Uint8Array;
   readonly hash: string;
-}
-
-interface InputStamp {
-  path: string;
-  mtimeNs: bigint;
-  /**
-   * Change time: set to "now" by every write, whatever the writer does to the modification
-   * time afterwards (`cp -p`, `tar`, `rsync -t` restore an old one).
-   */
-  ctimeNs: bigint;
-  size: bigint;
-  ino: bigint;
 }
 
 interface Entry extends CachedBundle {
   readonly dir: string;
   readonly entry: string;
-  readonly inputs: InputStamp[];
+  readonly inputs: BundleInputs;
   /** The event-loop turn whose check found every input unchanged (see `loopTurn.ts`). */
   checkedTurn: number;
 }
@@ -41,47 +33,42 @@ export interface BundleCacheOptions {
   maxBytes?: number;
   /** Passed to the bundler for every build. */
   bundleOptions?: BundleOptions;
+  /**
+   * How long a build may take before the request is answered with a `BundleError` (an import of
+   * a FIFO or a device, a plugin that never returns). Default: 30 000 ms.
+   */
+  buildTimeoutMs?: number;
 }
 
 /**
- * Timestamps on Linux file systems advance in coarse ticks, so a file written within a tick
- * of a build can keep its old modification time. A build whose inputs changed that recently
- * (by their change time, which no tool can set back) is served but not cached; the next
- * request builds again (git's "racy clean" rule).
- */
-const RACY_WINDOW_NS = 50_000_000n;
-
-/**
- * The development bundle cache. A hit re-stats every file the bundle was built from (once per
- * turn of the event loop) and rebuilds when any changed or vanished; concurrent requests for
- * one component share one build (unless its inputs changed while it ran); total size is
- * bounded (LRU).
+ * The development bundle cache. A hit re-checks what the bundle depends on — the files it read
+ * and how its imports resolved (see `bundleInputs.ts`) — once per turn of the event loop, and
+ * rebuilds when anything changed; concurrent requests for one component share one build
+ * (unless its inputs changed while it ran); total size is bounded (LRU); a build that does not
+ * finish in time fails alone, without holding up the name.
  */
 export class BundleCache {
   readonly #bundler: Bundler;
-  readonly #maxBytes: number;
   readonly #bundleOptions: BundleOptions;
-  /** Insertion order is recency order: a hit moves the entry to the end. */
-  readonly #entries = new Map<string, Entry>();
-  readonly #inflight = new Map<string, Promise<Built>>();
-  #bytes = 0;
-  /** How many builds were started; exposed for tests and diagnostics. */
-  builds = 0;
+  readonly #timeoutMs: number;
+  readonly #entries: ByteLru<ComponentName, Entry>;
+  readonly #inflight = new Map<ComponentName, Promise<Built>>();
 
   constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
     this.#bundler = bundler;
-    this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.#entries = new ByteLru(options.maxBytes ?? 256 * 1024 * 1024, (e) => e.code.byteLength);
     this.#bundleOptions = options.bundleOptions ?? {};
+    this.#timeoutMs = options.buildTimeoutMs ?? 30_000;
   }
 
   /** Total bytes of the bundles held. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.bytes;
   }
 
   /**
-   * The current bundle of `component` when it is cached and its inputs are unchanged, else
-   * undefined: the synchronous fast path of {@link get}, with the same freshness check.
+   * The current bundle of `component` when it is cached and unchanged, else undefined: the
+   * synchronous fast path of {@link get}, with the same freshness check.
    */
   peek(component: Component): CachedBundle | undefined {
     return this.#hit(component);
@@ -106,115 +93,81 @@ export class BundleCache {
     return (await (this.#inflight.get(component.name) ?? this.#start(component))).entry;
   }
 
+  /** Forgets `name` (or everything). */
+  invalidate(name?: ComponentName): void {
+    if (name === undefined) this.#entries.clear();
+    else this.#entries.delete(name);
+  }
+
   #hit(component: Component): Entry | undefined {
-    const entry = this.#entries.get(component.name);
+    const entry = this.#entries.peek(component.name);
     if (entry === undefined || entry.dir !== component.dir || entry.entry !== component.entry) {
       return undefined;
     }
     const turn = currentTurn();
     if (entry.checkedTurn === turn) return entry;
-    if (!isFresh(entry)) return undefined;
+    if (!entry.inputs.isFresh()) return undefined;
     entry.checkedTurn = turn;
     // Recency is kept to the turn: the first hit of a turn makes the entry the most recent.
-    this.#entries.delete(component.name);
-    this.#entries.set(component.name, entry);
+    this.#entries.get(component.name);
     return entry;
   }
 
   #start(component: Component): Promise<Built> {
-    const build = this.#build(component).finally(() => {
-      this.#inflight.delete(component.name);
-    });
+    const build = this.#build(component);
     this.#inflight.set(component.name, build);
+    const done = () => {
+      if (this.#inflight.get(component.name) === build) this.#inflight.delete(component.name);
+    };
+    build.then(done, done);
     return build;
   }
 
-  /** Forgets `name` (or everything). */
-  invalidate(name?: string): void {
-    if (name === undefined) {
-      this.#entries.clear();
-      this.#bytes = 0;
-      return;
-    }
-    const entry = this.#entries.get(name);
-    if (entry) {
-      this.#entries.delete(name);
-      this.#bytes -= entry.code.byteLength;
-    }
-  }
-
   async #build(component: Component): Promise<Built> {
-    this.builds++;
     const startedNs = nowNs();
-    let output: BundleOutput;
+    let output: Awaited<ReturnType<Bundler["bundle"]>>;
     try {
-      output = await this.#bundler.bundle(component, this.#bundleOptions);
+      output = await withTimeout(
+        this.#bundler.bundle(component, this.#bundleOptions),
+        this.#timeoutMs,
+        () =>
+          new BundleError(component.name, [
+            {
+              text: `the build did not finish within ${this.#timeoutMs / 1000} s — does it import a FIFO, a device or a file that never ends, or use a plugin that hangs?`,
+            },
+          ]),
+      );
     } catch (error) {
       this.invalidate(component.name);
       throw error;
     }
-    const stamps = stampInputs(output.inputs);
+    const { inputs, racy } = BundleInputs.collect(
+      component,
+      output.inputs,
+      output.resolutions ?? [],
+      startedNs,
+    );
     const entry: Entry = {
       name: component.name,
       dir: component.dir,
       entry: component.entry,
       code: output.code,
       hash: output.hash,
-      inputs: stamps ?? [],
+      inputs,
       checkedTurn: -1,
     };
     this.invalidate(component.name);
-    const racy =
-      stamps === undefined || stamps.some((s) => s.ctimeNs >= startedNs - RACY_WINDOW_NS);
-    if (!racy && entry.code.byteLength <= this.#maxBytes) {
-      this.#entries.set(component.name, entry);
-      this.#bytes += entry.code.byteLength;
-      this.#evict();
-    }
+    if (!racy) this.#entries.set(component.name, entry);
     return { entry, racy };
   }
-
-  #evict(): void {
-    for (const [name, entry] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(name);
-      this.#bytes -= entry.code.byteLength;
-    }
-  }
 }
 
-function stampInputs(paths: readonly string[]): InputStamp[] | undefined {
-  const stamps: InputStamp[] = [];
-  for (const path of paths) {
-    const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-    if (stat === undefined) return undefined; // vanished already: do not cache
-    stamps.push({
-      path,
-      mtimeNs: stat.mtimeNs,
-      ctimeNs: stat.ctimeNs,
-      size: stat.size,
-      ino: stat.ino,
-    });
-  }
-  return stamps;
-}
-
-function isFresh(entry: Entry): boolean {
-  for (const input of entry.inputs) {
-    const stat = statSync(input.path, { bigint: true, throwIfNoEntry: false });
-    if (
-      stat === undefined ||
-      stat.mtimeNs !== input.mtimeNs ||
-      stat.ctimeNs !== input.ctimeNs ||
-      stat.size !== input.size ||
-      stat.ino !== input.ino
-    ) {
-      return false;
-    }
-  }
-  return true;
-}
-
-function nowNs(): bigint {
-  return BigInt(Date.now()) * 1_000_000n;
+/** `promise`, or a rejection with `timeoutError()` after `ms` (the promise itself runs on). */
+function withTimeout<T>(promise: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError()), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

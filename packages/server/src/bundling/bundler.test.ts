@@ -6,11 +6,11 @@ import { parse } from "es-module-lexer";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
-import { typicalComponent, writeTree } from "../test/fixtures.ts";
+import { cn, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { EXTERNALS, esbuildBundler, finishOutput } from "./bundler.ts";
 
 function component(dir: string, name: string) {
-  const found = new ComponentRegistry(dir).get(name);
+  const found = new ComponentRegistry(dir).get(cn(name));
   if (!found) throw new Error(`fixture ${name} missing`);
   return found;
 }

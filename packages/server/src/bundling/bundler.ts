@@ -1,22 +1,18 @@
 import { createHash } from "node:crypto";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { SHARED_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { fileSafeName } from "../components/names.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
+import { isInside, toPosix } from "../util/paths.ts";
+import type { Resolution } from "./bundleInputs.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
- * `window.__MODULES__`, so all components share one React.
+ * `window.__MODULES__`, so all components share one React (`SHARED_MODULES` of the protocol).
  */
-export const EXTERNALS = [
-  "react",
-  "react-dom",
-  "react/jsx-runtime",
-  "react-dom/client",
-  "goober",
-  "@svc/react",
-] as const;
+export const EXTERNALS = SHARED_MODULES;
 
 export interface BundleOptions {
   /** Minify the output. Default: false (dev server); `svc build` turns it on. */
@@ -35,6 +31,12 @@ export interface BundleOutput {
   hash: string;
   /** Absolute paths of every file esbuild read to produce it. */
   inputs: string[];
+  /**
+   * How each import resolved (importer, specifier as written, file), so the dev cache can tell
+   * when a resolution would come out differently. Optional for bundlers of your own: without
+   * it only `inputs` are re-checked.
+   */
+  resolutions?: Resolution[];
 }
 
 /** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
@@ -224,11 +226,73 @@ export const esbuildBundler: Bundler = {
       throw new BundleError(component.name, [{ text: "esbuild produced no JavaScript output" }]);
     }
     const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
+    const { inputs, resolutions } = readMetafile(result.metafile, workingDir);
+    checkInsideRoot(component, inputs, resolutions);
     const { code, hash } = finishOutput(component, js, map);
-    const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(workingDir, input));
-    return { code, hash, inputs };
+    return { code, hash, inputs, resolutions };
   },
 };
+
+/**
+ * The files esbuild read and how each import resolved, as absolute paths. Inputs that are no
+ * file (`data:` URLs, modules the `browser` field disables) are left out.
+ */
+export function readMetafile(
+  metafile: esbuild.Metafile,
+  workingDir: string,
+): { inputs: string[]; resolutions: Resolution[] } {
+  const inputs: string[] = [];
+  const resolutions: Resolution[] = [];
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    if (!isFileInput(input)) continue;
+    const importer = resolve(workingDir, input);
+    inputs.push(importer);
+    for (const record of imports) {
+      if (record.original === undefined) continue;
+      const external = record.external === true || !isFileInput(record.path);
+      resolutions.push({
+        importer,
+        specifier: record.original,
+        path: external ? undefined : resolve(workingDir, record.path),
+      });
+    }
+  }
+  return { inputs, resolutions };
+}
+
+function isFileInput(path: string): boolean {
+  return !/^[a-z-]+:/i.test(path) && !path.startsWith("(");
+}
+
+/**
+ * svc reads files only inside the project root (`source.root`: the workspace or repository
+ * holding the source, see `projectRoot.ts`): a symbolic link — or a path — leading out of it
+ * is refused with a `BundleError` naming the importer, so a component cannot pull in files
+ * from elsewhere on the machine.
+ */
+export function checkInsideRoot(
+  component: Component,
+  inputs: readonly string[],
+  resolutions: readonly Resolution[],
+): void {
+  const root = component.source.root;
+  const outside = inputs.filter((input) => !isInside(input, root));
+  if (outside.length === 0) return;
+  const shown = (path: string) => toPosix(relative(component.dir, path)) || ".";
+  throw new BundleError(
+    component.name,
+    outside.map((path) => {
+      const via = resolutions.find((r) => r.path === path);
+      const what =
+        via === undefined
+          ? shown(path)
+          : `${shown(via.importer)} imports "${via.specifier}", which`;
+      return {
+        text: `${what} resolves to ${shown(path)}, outside the project root: svc reads files (and follows links) only inside it — move the file in, or widen the root (the registry's root option)`,
+      };
+    }),
+  );
+}
 
 function commonAncestor(a: string, b: string): string {
   let current = a;

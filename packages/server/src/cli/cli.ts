@@ -10,8 +10,14 @@ import {
   formatBuildReport,
 } from "../production/build.ts";
 import { ManifestError } from "../production/manifest.ts";
-import { type ConfigFlags, createRegistry, resolveConfig, UsageError } from "./config.ts";
-import { DEFAULT_DEV_ORIGIN, type DevServer, startDevServer } from "./devServer.ts";
+import {
+  type ConfigFlags,
+  createRegistry,
+  DEFAULT_DEV_ORIGIN,
+  resolveConfig,
+  UsageError,
+} from "./config.ts";
+import { type DevServer, startDevServer } from "./devServer.ts";
 
 export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
 

@@ -1,11 +1,11 @@
 import { existsSync, globSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { SvcError } from "@svc/protocol";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { isValidSegment } from "../components/names.ts";
 import type { Logger } from "../logger.ts";
 import { resolveBuildDir } from "../production/manifest.ts";
-import { DEFAULT_DEV_ORIGIN } from "./devServer.ts";
 
 /** The components that ship with svc, served when a project has no `./components`. */
 export const BUILTIN_COMPONENTS_DIR = fileURLToPath(
@@ -25,9 +25,16 @@ export const CONFIG_FILES = [
  * A mistake in how svc was invoked or configured (flags, `svc.config.*`): the CLI prints it
  * as one line and exits with code 2.
  */
-export class UsageError extends Error {
+export class UsageError extends SvcError {
   override name = "UsageError";
+
+  constructor(message: string) {
+    super("Usage", message);
+  }
 }
+
+/** The origin a Vite dev server uses; `svc serve` lets it call the API by default. */
+export const DEFAULT_DEV_ORIGIN = "http://localhost:5173";
 
 /** One component source directory. */
 export interface SourceConfig {

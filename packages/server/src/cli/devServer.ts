@@ -11,9 +11,7 @@ import { createRequestHandler } from "../http/requestHandler.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { belowPrefix } from "../transports/mount.ts";
 import { answerNode } from "../transports/node.ts";
-
-/** The origin a Vite dev server uses; `svc serve` lets it call the API by default. */
-export const DEFAULT_DEV_ORIGIN = "http://localhost:5173";
+import { DEFAULT_DEV_ORIGIN } from "./config.ts";
 
 export interface DevServerOptions extends HandlerOptions {
   /** Components to serve; or pass `registry`. */

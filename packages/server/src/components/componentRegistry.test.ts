@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidComponentNameError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { writeTree } from "../test/fixtures.ts";
+import { cn, writeTree } from "../test/fixtures.ts";
 import { ComponentRegistry } from "./componentRegistry.ts";
 
 const entry = "export default () => null;\n";
@@ -26,9 +26,9 @@ describe("ComponentRegistry", () => {
     });
     const registry = new ComponentRegistry(dir);
     expect(registry.list().map((c) => c.name)).toEqual(["button", "ui.card", "ui.card.deep"]);
-    expect(registry.get("button")?.entry).toBe(join(dir, "button/index.tsx"));
-    expect(registry.get("ui.card")?.entry).toBe(join(dir, "ui/card/index.ts"));
-    expect(registry.get("ui")).toBeUndefined();
+    expect(registry.get(cn("button"))?.entry).toBe(join(dir, "button/index.tsx"));
+    expect(registry.get(cn("ui.card"))?.entry).toBe(join(dir, "ui/card/index.ts"));
+    expect(registry.get(cn("ui"))).toBeUndefined();
   });
 
   it("skips invalid directory names with one warning each, and never walks node_modules or dot-dirs", () => {
@@ -55,8 +55,8 @@ describe("ComponentRegistry", () => {
     const { logger, warnings } = recordingLogger();
     const registry = new ComponentRegistry(a, { logger });
     registry.addSource(b);
-    expect(registry.get("header")?.dir).toBe(join(b, "header"));
-    expect(registry.get("only_a")?.dir).toBe(join(a, "only_a"));
+    expect(registry.get(cn("header"))?.dir).toBe(join(b, "header"));
+    expect(registry.get(cn("only_a"))?.dir).toBe(join(a, "only_a"));
     expect(warnings.some((w) => w.includes('"header"') && w.includes("replaces"))).toBe(true);
 
     const prefixed = new ComponentRegistry(a, { prefix: "app", logger });
@@ -104,9 +104,9 @@ describe("ComponentRegistry", () => {
     const registry = new ComponentRegistry(dir);
     mkdirSync(join(dir, "two"));
     writeFileSync(join(dir, "two/index.tsx"), entry);
-    expect(registry.get("two")).toBeUndefined();
+    expect(registry.get(cn("two"))).toBeUndefined();
     registry.refresh();
-    expect(registry.get("two")).toBeDefined();
+    expect(registry.get(cn("two"))).toBeDefined();
     rmSync(join(dir, "one"), { recursive: true });
     registry.refresh();
     expect(registry.list().map((c) => c.name)).toEqual(["two"]);
@@ -114,7 +114,7 @@ describe("ComponentRegistry", () => {
 
   it("throws InvalidComponentNameError for malformed names and returns undefined for unknown ones", () => {
     const registry = new ComponentRegistry(writeTree({ "a/index.tsx": entry }));
-    expect(() => registry.get("../etc")).toThrow(InvalidComponentNameError);
-    expect(registry.get("nope")).toBeUndefined();
+    expect(() => registry.get(cn("../etc"))).toThrow(InvalidComponentNameError);
+    expect(registry.get(cn("nope"))).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidSchemaError } from "../errors.ts";
-import { writeTree } from "../test/fixtures.ts";
+import { cn, writeTree } from "../test/fixtures.ts";
 import { ComponentRegistry } from "./componentRegistry.ts";
 import { buildMetadata, parseSchema, SchemaReader } from "./metadata.ts";
 
@@ -76,7 +76,7 @@ describe("buildMetadata", () => {
 describe("SchemaReader", () => {
   it("re-reads schema.json when it changes and notices it appearing and vanishing", () => {
     const dir = writeTree({ "card/index.tsx": "export default () => null;" });
-    const component = new ComponentRegistry(dir).get("card");
+    const component = new ComponentRegistry(dir).get(cn("card"));
     if (!component) throw new Error("fixture missing");
     const reader = new SchemaReader();
     expect(reader.read(component)).toBeUndefined();

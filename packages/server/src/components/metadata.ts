@@ -1,41 +1,27 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { ComponentMetadata, PropsSchema } from "@svc/protocol";
 import { InvalidSchemaError } from "../errors.ts";
+import { type FileStamp, isRacy, nowNs, sameStamp, stampOf } from "../util/fileStamp.ts";
 import type { Component } from "./componentRegistry.ts";
 
-/** A JSON Schema property map, as written in `schema.json`. */
-export type PropertyMap = Record<string, unknown>;
+export type { ComponentMetadata, PropertyMap, PropsSchema } from "@svc/protocol";
 
 /** What `schema.json` may hold (an extended JSON Schema for the props plus UI metadata). */
-export interface ComponentSchema {
+export interface ComponentSchema extends PropsSchema {
   title?: string;
   description?: string;
   version?: string;
-  type?: "object";
-  properties?: PropertyMap;
-  required?: string[];
-  [keyword: string]: unknown;
 }
 
 /**
- * The metadata record, in both shapes the spec describes: nested (`props`) and flat
- * (`properties`, `required` repeat `props.*`).
+ * How deeply a `schema.json` may nest (objects and arrays). Far beyond any real schema; deeper
+ * documents are refused before anything walks them recursively.
  */
-export interface ComponentMetadata {
-  name: string;
-  title: string;
-  description: string;
-  version: string;
-  props: { type: "object"; properties: PropertyMap; required: string[] } | Record<string, never>;
-  properties: PropertyMap;
-  required: string[];
-  hash: string;
-}
+export const MAX_SCHEMA_DEPTH = 256;
 
 interface CachedSchema {
-  mtimeNs: bigint;
-  size: bigint;
-  ino: bigint;
+  stamp: FileStamp;
   schema: ComponentSchema | undefined;
 }
 
@@ -52,35 +38,35 @@ export class SchemaReader {
    */
   read(component: Component): ComponentSchema | undefined {
     const path = join(component.dir, "schema.json");
-    const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-    if (stat === undefined || !stat.isFile()) {
-      this.#cache.delete(path);
-      return undefined;
-    }
+    const readAt = nowNs();
+    const stamp = stampOf(path);
     const cached = this.#cache.get(path);
-    if (
-      cached &&
-      cached.mtimeNs === stat.mtimeNs &&
-      cached.size === stat.size &&
-      cached.ino === stat.ino
-    ) {
-      return cached.schema;
-    }
+    if (cached !== undefined && sameStamp(cached.stamp, stamp)) return cached.schema;
+    this.#cache.delete(path);
+    if (stamp === undefined) return undefined;
     const display = displayPath(component, path);
     let text: string;
     try {
       text = readFileSync(path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new InvalidSchemaError(component.name, display, `cannot be read (${String(error)})`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EISDIR") return undefined;
+      throw new InvalidSchemaError(component.name, display, `cannot be read (${code ?? error})`);
     }
     const schema = parseSchema(component.name, display, text);
-    // A file written in the same timestamp tick as this read could change unnoticed, so
-    // only cache a parse whose file is older than the coarsest timestamp granularity.
-    if (Date.now() - Number(stat.mtimeNs / 1_000_000n) > 50) {
-      this.#cache.set(path, { mtimeNs: stat.mtimeNs, size: stat.size, ino: stat.ino, schema });
-    }
+    if (!isRacy(stamp, readAt)) this.#cache.set(path, { stamp, schema });
     return schema;
+  }
+
+  /**
+   * A string that changes whenever `component`'s `schema.json` may have (its stamp), without
+   * reading or parsing it: what live reload compares.
+   */
+  version(component: Component): string {
+    const stamp = stampOf(join(component.dir, "schema.json"));
+    return stamp === undefined
+      ? ""
+      : `${stamp.ino}:${stamp.size}:${stamp.mtimeNs}:${stamp.ctimeNs}`;
   }
 }
 
@@ -94,6 +80,9 @@ export function parseSchema(name: string, file: string, text: string): Component
     value = JSON.parse(text);
   } catch (error) {
     throw new InvalidSchemaError(name, file, `is not valid JSON: ${(error as Error).message}`);
+  }
+  if (depthOf(value, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
+    throw new InvalidSchemaError(name, file, `nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidSchemaError(
@@ -162,4 +151,19 @@ export function buildMetadata(
 
 function displayPath(component: Component, path: string): string {
   return relative(component.source.dir, path).split("\\").join("/");
+}
+
+/** How deeply `value` nests, counted without recursion; stops counting past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== "object" || current === null) continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) stack.push([child, level]);
+  }
+  return deepest;
 }

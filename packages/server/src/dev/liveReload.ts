@@ -1,36 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type FSWatcher, watch } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BundleError, type BundleErrorLocation, InvalidSchemaError, SvcError } from "../errors.ts";
+import type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
+import type { ComponentName } from "../components/names.ts";
+import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { Handlers } from "../http/handlers.ts";
 
-/** One message on the live-reload stream (`GET /api/events`, server-sent events). */
-export type LiveEvent =
-  /** Sent first on every connection; a new `server` id means the server restarted. */
-  | { type: "hello"; server: string }
-  /** A component's bundle or schema changed; `hash` is its new bundle hash. */
-  | { type: "change"; name: string; hash: string }
-  /**
-   * A component a client asked for does not bundle (or its schema is broken). Sent when it
-   * breaks, when its message changes, and to each new connection while it stays broken.
-   */
-  | LiveErrorEvent
-  /** Components were added or removed; `names` is the new listing. */
-  | { type: "list"; names: string[] };
-
-/** The `error` event. */
-export interface LiveErrorEvent {
-  type: "error";
-  name: string;
-  /** The error kind, e.g. `BundleError`. */
-  error: string;
-  message: string;
-  /**
-   * For a `BundleError`: esbuild's positions (file relative to the component, 1-based line,
-   * 0-based column, the source line as `lineText`), so a client can show a code frame.
-   */
-  locations?: BundleErrorLocation[];
-}
+export type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
 
 export interface LiveReloadOptions {
   /** Quiet time after a file-system event before checking, in ms. Default: 30. */
@@ -66,9 +42,9 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
    * name → what clients have of each loaded component: the metadata JSON last seen (bundle
    * hash and schema), `hash:<hash>` when only the bundle was fetched, "" while it is broken.
    */
-  const seen = new Map<string, string>();
+  const seen = new Map<ComponentName, string>();
   /** name → the last error event, for loaded components that do not bundle now. */
-  const broken = new Map<string, LiveErrorEvent>();
+  const broken = new Map<ComponentName, LiveErrorEvent>();
   let names = inner.registry.list().map((c) => c.name);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -80,12 +56,12 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
 
   // The bundle's hash is enough to notice a change; asking for its metadata here could
   // build the bundle a second time (a build of just-written files is not cached).
-  const remember = (name: string, hash: string) => {
+  const remember = (name: ComponentName, hash: string) => {
     if (!seen.has(name)) seen.set(name, `${HASH_ONLY}${hash}`);
   };
 
   /** A component broken on its first request is tracked too, so that its fix is announced. */
-  const failed = (name: string, error: unknown) => {
+  const failed = (name: ComponentName, error: unknown) => {
     if (seen.has(name)) return;
     if (!(error instanceof BundleError || error instanceof InvalidSchemaError)) return;
     seen.set(name, "");
@@ -235,7 +211,7 @@ export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {
 const HASH_ONLY = "hash:";
 
 function errorEvent(name: string, error: unknown): LiveErrorEvent {
-  const kind = error instanceof SvcError ? error.kind : "InternalError";
+  const kind = isSvcError(error) ? error.kind : "InternalError";
   const message = error instanceof Error ? error.message : String(error);
   const event: LiveErrorEvent = { type: "error", name, error: kind, message };
   if (error instanceof BundleError) {

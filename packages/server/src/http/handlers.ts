@@ -1,13 +1,14 @@
+import type { BundleListEntry } from "@svc/protocol";
 import { BundleCache } from "../bundling/bundleCache.ts";
 import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import { isValidName } from "../components/names.ts";
-import { ComponentNotFoundError, InvalidComponentNameError, StaticModeError } from "../errors.ts";
+import type { ComponentName } from "../components/names.ts";
+import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/manifest.ts";
-import { createStaticFiles } from "../production/staticFiles.ts";
+import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -17,8 +18,14 @@ export interface HandlerOptions {
   /** Upper bound on cached bundle bytes (LRU). Default: 256 MiB. */
   cacheMaxBytes?: number;
   /**
-   * Re-scan the registry when a listing is asked for or an unknown name is requested, so
-   * components added or deleted on disk are noticed without a restart. Default: true.
+   * How long one build may take before its request is answered with a `BundleError` (an import
+   * of a FIFO, a plugin that hangs). Default: 30 000 ms.
+   */
+  buildTimeoutMs?: number;
+  /**
+   * Keep the registry current without a restart: a listing re-scans the sources (without
+   * blocking the event loop), an unknown name is looked up on disk (a stat per source), and a
+   * component is re-checked before it is built again. Default: true.
    */
   autoRefresh?: boolean;
   /**
@@ -37,20 +44,8 @@ export interface HandlerOptions {
   logger?: Logger;
 }
 
-/** A file of a build directory, ready to send. */
-export interface StaticFile {
-  body: Uint8Array;
-  contentType: string;
-  /** `public, max-age=31536000, immutable` for bundles; `no-cache` for `manifest.json`. */
-  cacheControl: string;
-  /** A strong, quoted ETag. */
-  etag: string;
-}
-
-/** A listing entry. */
-export interface BundleListEntry {
-  name: string;
-}
+export type { BundleListEntry } from "@svc/protocol";
+export type { StaticFile } from "../production/staticFiles.ts";
 
 /** One bundle as the bundle endpoint serves it. */
 export interface BundleResult {
@@ -61,19 +56,20 @@ export interface BundleResult {
 
 /**
  * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
- * Methods resolve with data or reject with an `SvcError`.
+ * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
+ * turns the raw path into a {@link ComponentName} once (`parseComponentName`).
  */
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
-  getBundle(name: string): Promise<BundleResult>;
+  getBundle(name: ComponentName): Promise<BundleResult>;
   /**
    * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
    * cached and unchanged on disk, or read from the build directory already); undefined
    * otherwise, also for names `getBundle` would reject. Transports answer warm bundles
    * through it without a promise; a handler set without it is always asked `getBundle`.
    */
-  peekBundle?(name: string): BundleResult | undefined;
-  getMetadata(name: string): Promise<ComponentMetadata>;
+  peekBundle?(name: ComponentName): BundleResult | undefined;
+  getMetadata(name: ComponentName): Promise<ComponentMetadata>;
   /**
    * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
    * siblings), or undefined when there is no build dir or no such file. `path` is already
@@ -94,36 +90,36 @@ export function createHandlers(
   const cache = new BundleCache(options.bundler ?? esbuildBundler, {
     maxBytes: options.cacheMaxBytes,
     bundleOptions: options.bundleOptions,
+    buildTimeoutMs: options.buildTimeoutMs,
   });
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
   const staticFiles = prebuilt === undefined ? undefined : createStaticFiles(prebuilt.dir);
 
-  function checkName(name: string): void {
-    if (!isValidName(name)) throw new InvalidComponentNameError(name);
+  /**
+   * The registered component; an unknown name is looked up on disk (a stat per source, never
+   * a scan), so components created since the last scan are found at once.
+   */
+  function find(name: ComponentName): Component | undefined {
+    const component = registry.get(name);
+    return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  /** The registered component, re-scanning once when unknown; undefined when still unknown. */
-  function find(name: string): Component | undefined {
-    let component = registry.get(name);
-    if (component === undefined && autoRefresh) {
-      registry.refresh();
-      component = registry.get(name);
-    }
-    return component;
-  }
-
-  async function liveBundle(name: string): Promise<BundleResult> {
-    const component = find(name);
+  async function liveBundle(name: ComponentName): Promise<BundleResult> {
+    let component = find(name);
+    if (component === undefined) throw new ComponentNotFoundError(name);
+    const hit = cache.peek(component);
+    if (hit !== undefined) return hit;
+    // About to build: check the component itself first (deleted? a new entry file?).
+    if (autoRefresh) component = registry.revalidate(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     try {
       return await cache.get(component);
     } catch (error) {
-      // The component may have been deleted since discovery: answer 404, not a bundle error.
-      if (autoRefresh) {
-        registry.refresh();
-        if (registry.get(name) === undefined) throw new ComponentNotFoundError(name);
+      // The component may have been deleted meanwhile: answer 404, not a bundle error.
+      if (autoRefresh && registry.revalidate(name) === undefined) {
+        throw new ComponentNotFoundError(name);
       }
       throw error;
     }
@@ -133,21 +129,21 @@ export function createHandlers(
     registry,
     logger,
     async listBundles() {
-      if (autoRefresh) registry.refresh();
+      if (autoRefresh) await registry.refreshAsync();
       const names = new Set(registry.list().map((c) => c.name));
-      if (prebuilt !== undefined)
-        for (const name of Object.keys(prebuilt.manifest)) names.add(name);
+      if (prebuilt !== undefined) {
+        for (const name of Object.keys(prebuilt.manifest)) names.add(name as ComponentName);
+      }
       return [...names].sort(compareCodePoints).map((name) => ({ name }));
     },
     async getBundle(name) {
-      checkName(name);
       if (staticMode) throw new StaticModeError(name);
       const fromBuild = prebuilt?.read(name);
       if (fromBuild !== undefined) return fromBuild;
       return liveBundle(name);
     },
     peekBundle(name) {
-      if (staticMode || !isValidName(name)) return undefined;
+      if (staticMode) return undefined;
       if (prebuilt?.entry(name) !== undefined) {
         return prebuilt.peek(name);
       }
@@ -155,7 +151,6 @@ export function createHandlers(
       return component === undefined ? undefined : cache.peek(component);
     },
     async getMetadata(name) {
-      checkName(name);
       const entry = prebuilt?.entry(name);
       // A build may be served without its sources: then there is no schema to read. Only
       // re-scan the sources for names the build does not know, so a production server

@@ -1,8 +1,14 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import { MAX_NAME_LENGTH } from "../components/names.ts";
-import { InvalidComponentNameError, SvcError, toErrorResponse } from "../errors.ts";
+import { type ComponentName, parseComponentName } from "../components/names.ts";
+import {
+  InvalidComponentNameError,
+  isSvcError,
+  MethodNotAllowedError,
+  NotFoundError,
+  toErrorResponse,
+} from "../errors.ts";
 import {
   type BundleResult,
   type HandlerOptions,
@@ -105,8 +111,10 @@ export function createRequestHandler(
 
   function fail(error: unknown): SvcResponse {
     const { status, body } = toErrorResponse(error);
-    if (!(error instanceof SvcError)) handlers.logger.error("svc: unexpected error", error);
-    return json(status, body, { "cache-control": "no-store" });
+    if (!isSvcError(error)) handlers.logger.error("svc: unexpected error", error);
+    const headers: Record<string, string> = { "cache-control": "no-store" };
+    if (error instanceof MethodNotAllowedError) headers.allow = error.allow;
+    return json(status, body, headers);
   }
 
   function finish(request: SvcRequest, response: SvcResponse): SvcResponse {
@@ -133,6 +141,17 @@ export function createRequestHandler(
     }
     return finish(request, result);
   };
+}
+
+/**
+ * The answer for a request outside the mount prefix, for transports that are the whole server
+ * (the node and fetch handlers without `next`): the same 404 body as every other.
+ */
+export function outsidePrefix(url: string): SvcResponse {
+  const { status, body } = toErrorResponse(
+    new NotFoundError(`No svc endpoint at ${truncate(stripQuery(url))}.`),
+  );
+  return json(status, body, { "cache-control": "no-store", "x-content-type-options": "nosniff" });
 }
 
 /** Whether an answer is still to come (any thenable: a handler set may bring its own). */
@@ -167,11 +186,7 @@ function respond(
     };
   }
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return json(
-      405,
-      { error: "MethodNotAllowed", message: `${request.method} is not allowed; use GET.` },
-      { allow: "GET, HEAD, OPTIONS" },
-    );
+    throw new MethodNotAllowedError(request.method, "GET, HEAD, OPTIONS");
   }
 
   const route = routeOf(path);
@@ -203,7 +218,7 @@ function respond(
     case "static":
       return staticResponse(handlers, request, route.path);
     default:
-      throw new SvcError("NotFound", `No svc endpoint at ${truncate(path)}.`);
+      throw new NotFoundError(`No svc endpoint at ${truncate(path)}.`);
   }
 }
 
@@ -223,7 +238,7 @@ async function staticResponse(
   const relative = decodeStaticPath(raw);
   const file = relative === undefined ? undefined : await handlers.getStaticFile?.(relative);
   if (file === undefined) {
-    throw new SvcError("NotFound", `No static file at ${truncate(`/static/${raw}`)}.`);
+    throw new NotFoundError(`No static file at ${truncate(`/static/${raw}`)}.`);
   }
   return conditional(request, {
     status: 200,
@@ -267,12 +282,10 @@ function createLoaderFile(path: string | undefined): () => Promise<LoadedFile> {
   };
 }
 
-class LoaderMissingError extends SvcError {
+class LoaderMissingError extends NotFoundError {
   constructor(options?: ErrorOptions) {
     super(
-      "NotFound",
       "The svc loader script is not available: install @svc/loader and build it (npm run build).",
-      undefined,
       options,
     );
   }
@@ -301,15 +314,19 @@ function decodeStaticPath(raw: string): string | undefined {
   return segments.join("/");
 }
 
-/** Percent-decodes a name taken from the path; anything undecodable is an invalid name. */
-function decodeName(raw: string): string {
-  if (raw.length > MAX_NAME_LENGTH * 3) throw new InvalidComponentNameError(raw);
-  if (!raw.includes("%")) return raw;
+/**
+ * The name in a path, percent-decoded once and checked: the one place a name from a request
+ * becomes a {@link ComponentName}. Anything undecodable or malformed is an invalid name.
+ */
+function decodeName(raw: string): ComponentName {
+  if (!raw.includes("%")) return parseComponentName(raw);
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch {
-    throw new InvalidComponentNameError(raw);
+    throw new InvalidComponentNameError(raw, "its percent-encoding does not decode");
   }
+  return parseComponentName(decoded);
 }
 
 function json(status: number, value: unknown, headers: Record<string, string> = {}): SvcResponse {

@@ -1,5 +1,4 @@
-import { isValidName } from "../components/names.ts";
-import { InvalidComponentNameError } from "../errors.ts";
+import { parseComponentName } from "../components/names.ts";
 
 export interface WidgetOptions {
   /** API base the loader fetches from (`data-svc-api`). Default `"/api"`. */
@@ -30,7 +29,7 @@ export function renderWidget(
   props: Readonly<Record<string, unknown>> = {},
   options: WidgetOptions = {},
 ): string {
-  if (!isValidName(name)) throw new InvalidComponentNameError(name);
+  parseComponentName(name);
   if (typeof props !== "object" || props === null || Array.isArray(props)) {
     throw new TypeError(`renderWidget("${name}"): props must be a plain object`);
   }

@@ -15,12 +15,20 @@ import { writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
+import { SvcError } from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import { createEsbuildOptions, finishOutput, runEsbuild } from "../bundling/bundler.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { fileSafeName } from "../components/names.ts";
-import { MANIFEST_FILE, type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts";
+import { isInside } from "../util/paths.ts";
+import {
+  emptyManifest,
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  parseManifest,
+} from "./manifest.ts";
 
 const brotliAsync = promisify(brotliCompress);
 
@@ -73,13 +81,14 @@ export interface BuildFailure {
 }
 
 /** esbuild failed on at least one component: nothing was written. */
-export class BuildFailedError extends Error {
+export class BuildFailedError extends SvcError {
   override name = "BuildFailedError";
   readonly failures: readonly BuildFailure[];
 
   constructor(failures: readonly BuildFailure[]) {
     const components = new Set(failures.map((f) => f.component ?? "(shared file)"));
     super(
+      "BuildFailed",
       `build failed: ${failures.length} error${failures.length === 1 ? "" : "s"} in ${components.size} component${components.size === 1 ? "" : "s"}; the previous output was left untouched\n${failures.map((f) => `  ${formatFailure(f)}`).join("\n")}`,
     );
     this.failures = failures;
@@ -87,15 +96,19 @@ export class BuildFailedError extends Error {
 }
 
 /** The build cannot start as asked (output directory refused, nothing to build). */
-export class BuildSetupError extends Error {
+export class BuildSetupError extends SvcError {
   override name = "BuildSetupError";
+
+  constructor(message: string) {
+    super("BuildSetup", message);
+  }
 }
 
 /**
  * The output could not be written (disk full, read-only or immutable directory): nothing
  * was replaced, and what the build had written so far was removed.
  */
-export class BuildOutputError extends Error {
+export class BuildOutputError extends SvcError {
   override name = "BuildOutputError";
   /** The file-system error code, e.g. `ENOSPC`, `EROFS`, `EPERM`. */
   readonly code: string;
@@ -104,6 +117,7 @@ export class BuildOutputError extends Error {
     // Node's messages read "ENOSPC: no space left on device, write …": keep the middle part.
     const reason = /^[A-Z0-9_]+: ([^,]+)/.exec(cause.message)?.[1] ?? cause.message;
     super(
+      "BuildOutput",
       `build failed: cannot write the build to ${outDir}: ${reason} (${cause.code}); the previous output was left untouched`,
       { cause },
     );
@@ -160,7 +174,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mkdirSync(tmp);
     mkdirSync(join(tmp, "bundles"));
     const bundles = await writeBundles(tmp, finished, options.compress ?? false, progress);
-    const manifest: Manifest = {};
+    const manifest = emptyManifest();
     for (const { name, file, hash, integrity, size } of bundles) {
       manifest[name] = { file, hash, integrity, size };
     }
@@ -414,11 +428,6 @@ function swapIn(tmp: string, outDir: string, token: string): void {
     throw error;
   }
   if (moved) rmSync(old, { recursive: true, force: true });
-}
-
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
 /** `1.23 kB`, as build tools print sizes. */

@@ -1,33 +1,34 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
+import { MANIFEST_FILE, type ManifestEntry, SvcError } from "@svc/protocol";
 import { isValidName } from "../components/names.ts";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
+import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { readFileInside } from "./staticFiles.ts";
 
-/** The file `svc build` writes beside `bundles/`. */
-export const MANIFEST_FILE = "manifest.json";
+export { MANIFEST_FILE, type ManifestEntry } from "@svc/protocol";
 
-/** One component in `manifest.json`. */
-export interface ManifestEntry {
-  /** Path relative to the build directory: `bundles/<file_safe_name>.<hash>.js`. */
-  file: string;
-  /** First 12 hex characters of the SHA-256 of the file's bytes (also part of its name). */
-  hash: string;
-  /** Subresource-integrity value of the file (`sha384-<base64>`), for the loader to check. */
-  integrity?: string;
-  /** Size of the file in bytes. */
-  size?: number;
-}
-
-/** `manifest.json`: component name → entry. */
+/**
+ * `manifest.json`: component name → entry. The objects svc makes have no prototype, so a
+ * component called `__proto__` or `constructor` is an entry like any other; read with
+ * `Object.hasOwn`.
+ */
 export type Manifest = Record<string, ManifestEntry>;
 
+/** A new, empty {@link Manifest} (without a prototype). */
+export function emptyManifest(): Manifest {
+  return Object.create(null) as Manifest;
+}
+
 /** A `manifest.json` that cannot be used; the message names the file and the problem. */
-export class ManifestError extends Error {
-  override name = "ManifestError";
+export class ManifestError extends SvcError {
+  constructor(message: string) {
+    super("InvalidManifest", message);
+    this.name = "ManifestError";
+  }
 }
 
 const HASH = /^[0-9a-f]{8,64}$/;
@@ -51,7 +52,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
       `${where} must hold a JSON object keyed by component name, not ${describe(value)}`,
     );
   }
-  const manifest: Manifest = {};
+  const manifest = emptyManifest();
   for (const [name, raw] of Object.entries(value)) {
     const label = `${where}: entry ${JSON.stringify(name)}`;
     if (!isValidName(name)) {
@@ -136,7 +137,7 @@ export interface PrebuiltBundle {
 }
 
 interface Generation {
-  stamp: string;
+  stamp: FileStamp | undefined;
   manifest: Manifest;
   /** Bundles read so far (or being read), by component name. */
   bundles: Map<string, Promise<PrebuiltBundle>>;
@@ -155,7 +156,7 @@ export class PrebuiltBundles {
   readonly #logger: Logger;
   #current: Generation;
   /** Stamp of a `manifest.json` found unusable, so it is reported once, not per request. */
-  #refused: string | undefined;
+  #refused: FileStamp | undefined;
   #checkedTurn = -1;
   readonly #manifestPath: string;
 
@@ -260,7 +261,11 @@ export class PrebuiltBundles {
     this.#checkedTurn = turn;
     const stamp = stampOf(this.#manifestPath);
     // While a new build is being swapped in, the file is briefly absent: keep what we have.
-    if (stamp === undefined || stamp === this.#current.stamp || stamp === this.#refused) {
+    if (
+      stamp === undefined ||
+      sameStamp(stamp, this.#current.stamp) ||
+      (this.#refused !== undefined && sameStamp(stamp, this.#refused))
+    ) {
       return this.#current;
     }
     try {
@@ -277,14 +282,9 @@ export class PrebuiltBundles {
 
   #load(): Generation {
     const path = join(this.dir, MANIFEST_FILE);
-    const stamp = stampOf(path) ?? "";
+    const stamp = stampOf(path);
     return { stamp, manifest: readManifest(this.dir), bundles: new Map(), ready: new Map() };
   }
-}
-
-function stampOf(path: string): string | undefined {
-  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return stat === undefined ? undefined : `${stat.ino}:${stat.mtimeNs}:${stat.size}`;
 }
 
 /** A manifest `file` must be a plain relative POSIX path that stays inside the directory. */

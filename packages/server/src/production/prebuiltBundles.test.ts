@@ -9,7 +9,7 @@ import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
-import { settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { build } from "./build.ts";
 import { type Manifest, ManifestError } from "./manifest.ts";
 
@@ -65,10 +65,10 @@ describe("createHandlers with buildDir", () => {
   it("serves a manifest component from its file without bundling", async () => {
     const { sources, buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
-    const bundle = await handlers.getBundle("card");
+    const bundle = await handlers.getBundle(cn("card"));
     expect(Buffer.from(bundle.code).equals(fileOf(buildDir, manifest, "card"))).toBe(true);
     expect(bundle.hash).toBe(manifest.card?.hash);
-    const metadata = await handlers.getMetadata("card");
+    const metadata = await handlers.getMetadata(cn("card"));
     expect(metadata.hash).toBe(manifest.card?.hash);
     expect(metadata.title).toBe("The card");
 
@@ -99,11 +99,11 @@ describe("createHandlers with buildDir", () => {
     settleWrites();
     const { bundler, names } = countingBundler();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler });
-    await handlers.getBundle("card");
-    const fresh = await handlers.getBundle("fresh");
+    await handlers.getBundle(cn("card"));
+    const fresh = await handlers.getBundle(cn("fresh"));
     expect(Buffer.from(fresh.code).toString()).toContain("New");
-    expect((await handlers.getMetadata("fresh")).hash).toBe(fresh.hash);
-    expect((await handlers.getMetadata("card")).hash).toBe(manifest.card?.hash);
+    expect((await handlers.getMetadata(cn("fresh"))).hash).toBe(fresh.hash);
+    expect((await handlers.getMetadata(cn("card"))).hash).toBe(manifest.card?.hash);
     expect(names).toEqual(["fresh"]);
     expect(await handlers.listBundles()).toEqual([
       { name: "card" },
@@ -115,46 +115,46 @@ describe("createHandlers with buildDir", () => {
   it("reads each bundle file once and keeps it in memory", async () => {
     const { sources, buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
-    const first = await handlers.getBundle("card");
+    const first = await handlers.getBundle(cn("card"));
     rmSync(join(buildDir, manifest.card?.file ?? ""));
-    const second = await handlers.getBundle("card");
+    const second = await handlers.getBundle(cn("card"));
     expect(second.code).toBe(first.code);
   });
 
   it("peeks a bundle only once it is read, and not across a new build", async () => {
     const { sources, buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
-    expect(handlers.peekBundle?.("card")).toBeUndefined();
-    const read = await handlers.getBundle("card");
-    expect(handlers.peekBundle?.("card")).toBe(read);
+    expect(handlers.peekBundle?.(cn("card"))).toBeUndefined();
+    const read = await handlers.getBundle(cn("card"));
+    expect(handlers.peekBundle?.(cn("card"))).toBe(read);
     writeTree(typicalComponent("card", "Changed"), sources);
     const next = await build({ registry: registryOf(sources), outDir: buildDir });
     await new Promise((resolve) => setImmediate(resolve)); // the manifest is checked once a turn
-    expect(handlers.peekBundle?.("card")).toBeUndefined();
-    expect((await handlers.getBundle("card")).hash).toBe(next.manifest.card?.hash);
-    expect(handlers.peekBundle?.("card")?.hash).not.toBe(manifest.card?.hash);
+    expect(handlers.peekBundle?.(cn("card"))).toBeUndefined();
+    expect((await handlers.getBundle(cn("card"))).hash).toBe(next.manifest.card?.hash);
+    expect(handlers.peekBundle?.(cn("card"))?.hash).not.toBe(manifest.card?.hash);
   });
 
   it("serves a build deployed without its sources", async () => {
     const { buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(), { buildDir, bundler: noBundler });
     expect(await handlers.listBundles()).toEqual([{ name: "card" }, { name: "ui.button" }]);
-    expect(Buffer.from((await handlers.getBundle("card")).code)).toEqual(
+    expect(Buffer.from((await handlers.getBundle(cn("card"))).code)).toEqual(
       fileOf(buildDir, manifest, "card"),
     );
-    const metadata = await handlers.getMetadata("card");
+    const metadata = await handlers.getMetadata(cn("card"));
     expect(metadata).toMatchObject({ name: "card", title: "card", hash: manifest.card?.hash });
-    await expect(handlers.getBundle("other")).rejects.toBeInstanceOf(ComponentNotFoundError);
+    await expect(handlers.getBundle(cn("other"))).rejects.toBeInstanceOf(ComponentNotFoundError);
   });
 
   it("picks up a new build swapped into the directory", async () => {
     const { sources, buildDir, manifest } = await builtProject();
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
-    expect((await handlers.getBundle("card")).hash).toBe(manifest.card?.hash);
+    expect((await handlers.getBundle(cn("card"))).hash).toBe(manifest.card?.hash);
     writeTree(typicalComponent("card", "Changed"), sources);
     const next = await build({ registry: registryOf(sources), outDir: buildDir });
     expect(next.manifest.card?.hash).not.toBe(manifest.card?.hash);
-    const bundle = await handlers.getBundle("card");
+    const bundle = await handlers.getBundle(cn("card"));
     expect(bundle.hash).toBe(next.manifest.card?.hash);
     expect(Buffer.from(bundle.code).toString()).toContain("Changed");
   });
@@ -163,7 +163,7 @@ describe("createHandlers with buildDir", () => {
     const { sources, buildDir, manifest } = await builtProject();
     writeFileSync(join(buildDir, manifest.card?.file ?? ""), "export default 'tampered';\n");
     const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
-    const error = await handlers.getBundle("card").catch((e: unknown) => e);
+    const error = await handlers.getBundle(cn("card")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BundleError);
     expect((error as Error).message).toContain(`${manifest.card?.file} does not match its hash`);
   });
@@ -184,8 +184,8 @@ describe("createHandlers with staticMode", () => {
       staticMode: true,
       bundler: noBundler,
     });
-    await expect(handlers.getBundle("card")).rejects.toBeInstanceOf(StaticModeError);
-    expect((await handlers.getMetadata("card")).hash).toBe(manifest.card?.hash);
+    await expect(handlers.getBundle(cn("card"))).rejects.toBeInstanceOf(StaticModeError);
+    expect((await handlers.getMetadata(cn("card"))).hash).toBe(manifest.card?.hash);
 
     const server = await startDevServer({
       registry: registryOf(sources),

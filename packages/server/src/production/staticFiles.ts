@@ -1,9 +1,18 @@
 import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
-import type { StaticFile } from "../http/handlers.ts";
+import { join, resolve } from "node:path";
+import { ByteLru } from "../util/lru.ts";
+import { isInside } from "../util/paths.ts";
 
-export type { StaticFile } from "../http/handlers.ts";
+/** A file of a build directory, ready to send. */
+export interface StaticFile {
+  body: Uint8Array;
+  contentType: string;
+  /** `public, max-age=31536000, immutable` for bundles; `no-cache` for `manifest.json`. */
+  cacheControl: string;
+  /** A strong, quoted ETag. */
+  etag: string;
+}
 
 /** `Cache-Control` of hashed bundle files: their names change whenever their bytes do. */
 export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
@@ -26,7 +35,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export interface StaticFilesOptions {
   /** Upper bound on the bytes of bundle files kept in memory (LRU). Default: 64 MiB. */
-  maxCacheBytes?: number;
+  cacheMaxBytes?: number;
 }
 
 /** Reads files of a build directory for serving; see {@link createStaticFiles}. */
@@ -48,32 +57,17 @@ export interface StaticFiles {
  */
 export function createStaticFiles(buildDir: string, options: StaticFilesOptions = {}): StaticFiles {
   const dir = resolve(buildDir);
-  const maxBytes = options.maxCacheBytes ?? 64 * 1024 * 1024;
-  /** Bundle files by path; insertion order is recency order. */
-  const cache = new Map<string, StaticFile>();
-  let cachedBytes = 0;
-
-  function remember(path: string, file: StaticFile): void {
-    if (file.body.byteLength > maxBytes) return;
-    cache.set(path, file);
-    cachedBytes += file.body.byteLength;
-    for (const [key, value] of cache) {
-      if (cachedBytes <= maxBytes) break;
-      cache.delete(key);
-      cachedBytes -= value.body.byteLength;
-    }
-  }
+  const cache = new ByteLru<string, StaticFile>(
+    options.cacheMaxBytes ?? 64 * 1024 * 1024,
+    (file) => file.body.byteLength,
+  );
 
   return {
     dir,
     async get(path) {
       if (!SERVABLE_PATH.test(path)) return undefined;
       const hit = cache.get(path);
-      if (hit !== undefined) {
-        cache.delete(path);
-        cache.set(path, hit);
-        return hit;
-      }
+      if (hit !== undefined) return hit;
       const body = await readFileInside(dir, path);
       if (body === undefined) return undefined;
       const isManifest = path === "manifest.json";
@@ -85,7 +79,7 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
       };
       // A bundle's name carries the hash of its bytes, so a cached copy can never go stale;
       // the manifest changes in place with every build, so it is always read afresh.
-      if (!isManifest) remember(path, file);
+      if (!isManifest) cache.set(path, file);
       return file;
     },
   };
@@ -98,10 +92,7 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
 export async function readFileInside(dir: string, path: string): Promise<Uint8Array | undefined> {
   try {
     const [root, real] = await Promise.all([realpath(dir), realpath(join(dir, path))]);
-    const rel = relative(root, real);
-    if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || resolve(root, rel) !== real) {
-      return undefined;
-    }
+    if (real === root || !isInside(real, root)) return undefined;
     return await readFile(real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

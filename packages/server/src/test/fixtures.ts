@@ -16,7 +16,13 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, onTestFinished, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { type ComponentName, parseComponentName } from "../components/names.ts";
 import { type Manifest, parseManifest } from "../production/manifest.ts";
+
+/** A checked component name, for calls that take one (`handlers.getBundle(cn("x"))`). */
+export function cn(name: string): ComponentName {
+  return parseComponentName(name);
+}
 
 const created: string[] = [];
 afterAll(() => {

@@ -3,6 +3,7 @@ import type { Handlers } from "../http/handlers.ts";
 import {
   type BridgeOptions,
   createBridgeHandler,
+  outsidePrefix,
   type SvcRequest,
   type SvcResponse,
 } from "../http/requestHandler.ts";
@@ -26,7 +27,7 @@ export function createFetchHandler(
   return async (request) => {
     const below = belowPrefix(pathOf(request.url), prefix);
     if (below === undefined) {
-      return Response.json({ error: "NotFound", message: "Not found." }, { status: 404 });
+      return toWebResponse(outsidePrefix(pathOf(request.url)));
     }
     const response = handle(fromWebRequest(request, below));
     return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);

@@ -4,6 +4,7 @@ import type { Handlers } from "../http/handlers.ts";
 import {
   type BridgeOptions,
   createBridgeHandler,
+  outsidePrefix,
   type RequestHandler,
   type SvcRequest,
   type SvcResponse,
@@ -35,8 +36,7 @@ export function createNodeHandler(
     const url = belowPrefix(req.url ?? "/", prefix);
     if (url === undefined) {
       if (next) return next();
-      res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify({ error: "NotFound", message: "Not found." }));
+      writeNodeResponse(res, outsidePrefix(req.url ?? "/"));
       return;
     }
     answerNode(handle, req, res, url);

@@ -1,0 +1,49 @@
+export {
+  type BrowserErrorKind,
+  ComponentNotFoundError,
+  ERROR_STATUS,
+  type ErrorBody,
+  InvalidComponentNameError,
+  isErrorBody,
+  isSvcError,
+  isWireErrorKind,
+  parseComponentName,
+  SvcError,
+  type SvcErrorKind,
+  type SvcErrorOptions,
+  statusOf,
+  type ToolErrorKind,
+  type WireErrorKind,
+} from "./errors.ts";
+export {
+  EVENTS_PATH,
+  type LiveErrorEvent,
+  type LiveErrorLocation,
+  type LiveEvent,
+} from "./events.ts";
+export { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
+export type {
+  BundleListEntry,
+  ComponentMetadata,
+  PropertyMap,
+  PropsSchema,
+} from "./metadata.ts";
+export { SHARED_MODULES, type SharedModuleName } from "./modules.ts";
+export {
+  type ComponentName,
+  componentNameProblem,
+  fileSafeName,
+  fromFileSafeName,
+  isValidName,
+  isValidSegment,
+  joinName,
+  MAX_NAME_LENGTH,
+} from "./names.ts";
+export {
+  bundlePath,
+  DEV_LOADER_PATH,
+  LIST_PATH,
+  LOADER_PATH,
+  metadataPath,
+  STATIC_PATH,
+} from "./routes.ts";

@@ -1,0 +1,20 @@
+/** The file `svc build` writes beside `bundles/`. */
+export const MANIFEST_FILE = "manifest.json";
+
+/** One component in `manifest.json`. */
+export interface ManifestEntry {
+  /** Path relative to the build directory: `bundles/<file_safe_name>.<hash>.js`. */
+  file: string;
+  /** First 12 hex characters of the SHA-256 of the file's bytes (also part of its name). */
+  hash: string;
+  /** Subresource-integrity value of the file (`sha384-<base64>`), checked by the loader. */
+  integrity?: string;
+  /** Size of the file in bytes. */
+  size?: number;
+}
+
+/**
+ * `manifest.json`: component name → entry. Read it with `Object.hasOwn` (or into a `Map`):
+ * a component may be called `__proto__` or `constructor`.
+ */
+export type Manifest = Readonly<Record<string, ManifestEntry>>;

@@ -1,0 +1,32 @@
+/** A JSON Schema property map, as written in `schema.json`. */
+export type PropertyMap = Record<string, unknown>;
+
+/** The props schema of a component: `schema.json` without its UI fields. */
+export interface PropsSchema {
+  type?: "object";
+  properties?: PropertyMap;
+  required?: string[];
+  [keyword: string]: unknown;
+}
+
+/**
+ * The metadata endpoint's answer (`GET {prefix}/bundles/{name}/metadata`), in both shapes the
+ * spec describes: nested (`props`) and flat (`properties`, `required` repeat `props.*`).
+ */
+export interface ComponentMetadata {
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  /** `{}` when the component has no `schema.json`. */
+  props: { type: "object"; properties: PropertyMap; required: string[] } | Record<string, never>;
+  properties: PropertyMap;
+  required: string[];
+  /** First 12 hex characters of the SHA-256 of the bundle's bytes. */
+  hash: string;
+}
+
+/** A listing entry (`GET {prefix}/bundles`). */
+export interface BundleListEntry {
+  name: string;
+}

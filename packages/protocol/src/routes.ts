@@ -1,0 +1,22 @@
+/**
+ * The paths of the HTTP API below its mount prefix, built here and nowhere else: the server
+ * routes them, the browser requests them.
+ */
+
+/** The listing. */
+export const LIST_PATH = "/bundles";
+/** The standalone loader (minified) and its development build. */
+export const LOADER_PATH = "/loader.js";
+export const DEV_LOADER_PATH = "/loader.dev.js";
+/** The files of a build directory. */
+export const STATIC_PATH = "/static/";
+
+/** A component's bundle, with the content hash as cache-buster when known. */
+export function bundlePath(name: string, hash?: string): string {
+  return `/bundles/${name}.js${hash ? `?${hash}` : ""}`;
+}
+
+/** A component's metadata. */
+export function metadataPath(name: string): string {
+  return `/bundles/${name}/metadata`;
+}
