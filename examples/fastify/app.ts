@@ -3,7 +3,7 @@
  * Start it with `npm run example -- fastify [--production]`.
  */
 
-import { svcPlugin } from "@svc/server/fastify";
+import { svcFastify } from "@svc/server/fastify";
 import {
   API_BASE,
   type RunningApp,
@@ -33,7 +33,7 @@ export async function createApp(
     (_request, _payload, done) => done(null),
   );
 
-  await app.register(svcPlugin, {
+  await app.register(svcFastify, {
     prefix: API_BASE,
     registry: store.registry,
     ...store.svcOptions,

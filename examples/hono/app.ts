@@ -5,7 +5,7 @@
 
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { createRoutes } from "@svc/server/hono";
+import { svcHono } from "@svc/server/hono";
 import {
   API_BASE,
   type RunningApp,
@@ -19,7 +19,7 @@ import { Hono } from "hono";
 export function createApp(store: Store): Hono {
   const app = new Hono();
 
-  app.route(API_BASE, createRoutes(store.registry, store.svcOptions));
+  app.use(`${API_BASE}/*`, svcHono(store.registry, store.svcOptions));
 
   app.get("/", async (c) => toWebResponse(await store.home(c.req.raw)));
   app.get("/product/:id", async (c) =>

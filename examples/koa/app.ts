@@ -4,7 +4,7 @@
  * URLPattern. Start it with `npm run example -- koa [--production]`.
  */
 import { URLPattern } from "node:url";
-import { createMiddleware } from "@svc/server/koa";
+import { svcKoa } from "@svc/server/koa";
 import {
   API_BASE,
   type RunningApp,
@@ -47,7 +47,7 @@ export function createApp(store: Store): Koa {
   );
 
   const app = new Koa();
-  app.use(createMiddleware(store.registry, { prefix: API_BASE, ...store.svcOptions }));
+  app.use(svcKoa(store.registry, { prefix: API_BASE, ...store.svcOptions }));
   app.use(async (ctx) => {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     for (const [routeMethod, pattern, answer] of compiled) {

@@ -6,8 +6,12 @@
 import type { Fixture } from "./fixture.ts";
 import type { WireErrorKind as ErrorKind } from "./svc.ts";
 
-/** Which server a case runs against (see `suite.ts` for the options of each). */
-export type Config = "dev" | "prebuilt" | "static";
+/**
+ * Which server a case runs against (see `suite.ts` for the options of each): live bundling,
+ * a build directory with live fallback, static mode, and live bundling answering only the
+ * `Host` names it is told (as `svc serve` does).
+ */
+export type Config = "dev" | "prebuilt" | "static" | "guarded";
 
 export interface Expected {
   status: number;
@@ -37,6 +41,8 @@ export interface Case {
   headers?: Record<string, string>;
   /** First GET the path, then send it again with `If-None-Match: <its ETag>`. */
   revalidate?: boolean;
+  /** First GET the path, then send it again with `?<its ETag's hash>` as the query. */
+  ownHash?: boolean;
   expect: Expected;
   /**
    * What a transport that normalises dot segments must answer instead (see `hasDotSegment`),
@@ -49,6 +55,8 @@ export const JSON_TYPE = "application/json; charset=utf-8";
 export const JS_TYPE = "application/javascript; charset=utf-8";
 export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const CORS_ORIGIN = "http://app.example";
+/** The one name besides IP addresses and localhost the "guarded" server answers. */
+export const ALLOWED_HOST = "app.example";
 
 /**
  * The malformed names of the foundation issue. `raw` is the name as written into the path;
@@ -102,13 +110,14 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "answers 304 to a listing it already sent", path: "/bundles", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
 
     // Bundles, built live
-    { title: "bundles a component", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: "Hello, " } },
-    { title: "ignores the cache-busting query", path: "/bundles/greeting.js?abc123", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: "Hello, " } },
-    { title: "bundles a prefixed name (raw colon)", path: "/bundles/ui:card.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "card" } },
-    { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "card" } },
-    { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: "svg" } },
-    { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: IMMUTABLE, etag: "present" } },
-    { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: Buffer.alloc(0) } },
+    { title: "bundles a component; without its hash in the URL, it revalidates", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", bodyIncludes: "Hello, " } },
+    { title: "is immutable under its own hash only", path: "/bundles/greeting.js", ownHash: true, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: "Hello, " } },
+    { title: "revalidates under another (stale) hash", path: "/bundles/greeting.js?abc123abc123", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", bodyIncludes: "Hello, " } },
+    { title: "bundles a prefixed name (raw colon)", path: "/bundles/ui:card.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
+    { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
+    { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "svg" } },
+    { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+    { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: Buffer.alloc(0) } },
 
     // Metadata
     { title: "gives metadata from schema.json", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", description: "Says hello.", version: "1.0.0" } } },
@@ -123,7 +132,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "500 BundleError for metadata of a component that does not bundle", path: "/bundles/broken/metadata", expect: error(500, "BundleError", "broken") },
     { title: "404 NotFound for a path that is no endpoint", path: "/nothing-here", expect: error(404, "NotFound") },
     { title: "404 NotFound for a bundle path without .js", path: "/bundles/greeting", expect: error(404, "NotFound") },
-    { title: "405 MethodNotAllowed for POST", method: "POST", path: "/bundles", expect: { status: 405, error: "MethodNotAllowed", contentType: JSON_TYPE } },
+    { title: "405 MethodNotAllowed for POST", method: "POST", path: "/bundles", expect: { ...error(405, "MethodNotAllowed") } },
 
     // CORS (the dev server is configured to allow CORS_ORIGIN)
     { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },
@@ -132,14 +141,16 @@ export function conformanceCases(fx: Fixture): Case[] {
     // The loader script
     { title: "serves the loader script", path: "/loader.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderCode } },
     { title: "answers 304 to a loader script the client has", path: "/loader.js?v=1", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+    { title: "serves the development loader script", path: "/loader.dev.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.devLoaderCode } },
 
     // No build directory: nothing static
     { title: "404 NotFound for static files without a build directory", path: "/static/manifest.json", expect: error(404, "NotFound") },
 
     // Pre-built bundles from a build directory, live fallback
-    { config: "prebuilt", title: "serves a pre-built bundle from the manifest", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${greeting.hash}"`, body: greeting.code } },
-    { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
-    { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
+    { config: "prebuilt", title: "serves a pre-built bundle from the manifest", path: `/bundles/greeting.js?${greeting.hash}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${greeting.hash}"`, body: greeting.code } },
+    { config: "prebuilt", title: "serves a pre-built bundle without its hash, to revalidate", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: `"${greeting.hash}"`, body: greeting.code } },
+    { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: `/bundles/ui%3Acard.js?${card.hash}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
+    { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
     { config: "prebuilt", title: "gives the manifest's hash in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", hash: greeting.hash } } },
     { config: "prebuilt", title: "serves manifest.json as a static file", path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", etag: "present", jsonSubset: { greeting: { file: greeting.file, hash: greeting.hash } } } },
     { config: "prebuilt", title: "serves a hashed bundle file", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: greeting.code } },
@@ -158,6 +169,14 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "static", title: "still gives metadata (with the manifest hash) in static mode", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", hash: greeting.hash } } },
     { config: "static", title: "still serves static files in static mode", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: greeting.code } },
     { config: "static", title: "422 before 404 StaticMode for a malformed name", path: "/bundles/a..b.js", expect: error(422, "InvalidComponentName") },
+    { config: "static", title: "404 NotFound for the live-reload stream in static mode", path: "/events", expect: error(404, "NotFound") },
+
+    // The Host guard of a development server (DNS-rebinding protection)
+    { config: "guarded", title: "403 HostNotAllowed for a Host it was not told", path: "/bundles/greeting.js", headers: { host: "rebind.attacker.example" }, expect: error(403, "HostNotAllowed") },
+    { config: "guarded", title: "403 HostNotAllowed for the listing too", path: "/bundles", headers: { host: "rebind.attacker.example:8000" }, expect: error(403, "HostNotAllowed") },
+    { config: "guarded", title: "answers a Host it was told", path: "/bundles", headers: { host: `${ALLOWED_HOST}:8000` }, expect: { ...jsonOk, json: names } },
+    { config: "guarded", title: "answers localhost", path: "/bundles", headers: { host: "localhost:8000" }, expect: { ...jsonOk, json: names } },
+    { config: "guarded", title: "answers an IP address", path: "/bundles", headers: { host: "127.0.0.1:8000" }, expect: { ...jsonOk, json: names } },
   ];
 
   for (const { label, raw } of MALFORMED_NAMES) {

@@ -23,7 +23,7 @@ import * as esbuild from "esbuild";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { JS_TYPE } from "./cases.ts";
 import { createFixture } from "./fixture.ts";
-import { send } from "./suite.ts";
+import { openEvents, send } from "./suite.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const docsDir = join(repo, "docs", "frameworks");
@@ -68,7 +68,7 @@ afterAll(() => {
 });
 
 /** Starts the snippet in a fresh project directory; resolves with its base URL. */
-async function start(snippet: Snippet): Promise<{ base: string; stop(): void }> {
+async function start(snippet: Snippet): Promise<{ base: string; dir: string; stop(): void }> {
   const dir = mkdtempSync(join(tmpdir(), "svc-doc-"));
   dirs.push(dir);
   symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"), "dir");
@@ -101,7 +101,7 @@ async function start(snippet: Snippet): Promise<{ base: string; stop(): void }> 
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk;
       const port = /SNIPPET_PORT=(\d+)/.exec(out)?.[1];
-      if (port !== undefined) resolve({ base: `http://127.0.0.1:${port}`, stop });
+      if (port !== undefined) resolve({ base: `http://127.0.0.1:${port}`, dir, stop });
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       err += chunk;
@@ -123,7 +123,7 @@ describe("docs/frameworks: every snippet runs", () => {
   for (const snippet of all) {
     const mode = snippet.staticMode ? "static mode" : snippet.build ? "build directory" : "live";
     it(`${snippet.page}:${snippet.line} serves svc under ${snippet.mount} (${mode})`, async () => {
-      const { base, stop } = await start(snippet);
+      const { base, dir, stop } = await start(snippet);
       onTestFinished(stop);
       const listing = await send(base, `${snippet.mount}/bundles`);
       expect(listing.status).toBe(200);
@@ -135,6 +135,21 @@ describe("docs/frameworks: every snippet runs", () => {
         expect(bundle.status).toBe(200);
         expect(bundle.headers["content-type"]).toBe(JS_TYPE);
         expect(bundle.body.toString()).toContain("Hello, ");
+        // Live reload through nothing but the bridge: a save is announced on the stream.
+        const events = await openEvents(base, `${snippet.mount}/events`);
+        onTestFinished(() => events.close());
+        expect(events.status).toBe(200);
+        expect(await events.next()).toMatchObject({ type: "hello" });
+        const greeting = join(dir, "components", "greeting", "Greeting.tsx");
+        writeFileSync(greeting, readFileSync(greeting, "utf8").replace("Hello, ", "Hi, "));
+        const change = await events.next((event) => event.type === "change");
+        const after = await send(base, `${snippet.mount}/bundles/greeting.js`);
+        expect(after.body.toString()).toContain("Hi, ");
+        expect(change).toEqual({
+          type: "change",
+          name: "greeting",
+          hash: (after.headers.etag ?? "").replaceAll('"', ""),
+        });
         return;
       }
       const { file, code } = fx.prebuilt.greeting;

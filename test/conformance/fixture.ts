@@ -22,6 +22,8 @@ export interface Fixture {
   uiDir: string;
   loaderScript: string;
   loaderCode: Buffer;
+  devLoaderScript: string;
+  devLoaderCode: Buffer;
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
   buildDir: string;
   prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
@@ -67,6 +69,11 @@ export function createFixture(): Fixture {
   const loaderScript = join(root, "loader.js");
   const loaderCode = Buffer.from("/* svc loader (fixture) */\nwindow.svcLoaded = true;\n");
   writeFileSync(loaderScript, loaderCode);
+  const devLoaderScript = join(root, "loader.dev.js");
+  const devLoaderCode = Buffer.from(
+    "/* svc loader, development (fixture) */\nwindow.svcDev = 1;\n",
+  );
+  writeFileSync(devLoaderScript, devLoaderCode);
 
   const buildDir = join(root, "build");
   const prebuilt = {} as Record<"greeting" | "ui:card", Prebuilt>;
@@ -93,6 +100,8 @@ export function createFixture(): Fixture {
     uiDir,
     loaderScript,
     loaderCode,
+    devLoaderScript,
+    devLoaderCode,
     buildDir,
     prebuilt,
     registry() {

@@ -4,15 +4,12 @@ import { expect, it, vi } from "vitest";
 import { honoDriver } from "./drivers/hono.ts";
 import { conformance } from "./suite.ts";
 
-// The lowest supported Hono (hono-lowest = hono@4.0.0) stands in for "hono" everywhere in
-// this file: in the driver's app and in the bridge's own import of it.
+// The lowest supported Hono (hono-lowest = hono@4.0.0) stands in for "hono" in the driver's
+// app; the bridge is middleware that needs nothing of Hono at run time.
 vi.mock("hono", async () => await import("hono-lowest"));
 
-it("runs hono@4.0.0 in the app and in the bridge", async () => {
-  const { createRoutes } = await import("../../packages/server/src/transports/hono.ts");
-  const { ComponentRegistry } = await import("./svc.ts");
+it("runs the driver's app on hono@4.0.0", () => {
   expect(Hono).toBe(LowestHono);
-  expect(createRoutes(new ComponentRegistry())).toBeInstanceOf(LowestHono);
 });
 
 conformance({ ...honoDriver, name: "hono (hono-lowest)" });

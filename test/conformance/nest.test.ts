@@ -1,26 +1,27 @@
 import { readFileSync } from "node:fs";
+import { registerHooks } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { expect, it, vi } from "vitest";
+import { expect, it } from "vitest";
 import { importNest, nestDriver, nestModules } from "./drivers/nest.ts";
 import { createFixture } from "./fixture.ts";
 import { conformance, send } from "./suite.ts";
 import { type ComponentRegistry, silentLogger } from "./svc.ts";
 
 // With SVC_NEST_MODULES (see nest-lowest.sh), the bridge's own `@nestjs/common` and
-// `@nestjs/core` come from that node_modules directory too, so app and bridge share one Nest
-// of the version under test.
-vi.mock("@nestjs/common", async (importOriginal) => {
-  const dir = process.env.SVC_NEST_MODULES;
-  if (dir === undefined || dir === "") return importOriginal();
-  return import(pathToFileURL(join(dir, "@nestjs/common/index.js")).href);
-});
-vi.mock("@nestjs/core", async (importOriginal) => {
-  const dir = process.env.SVC_NEST_MODULES;
-  if (dir === undefined || dir === "") return importOriginal();
-  return import(pathToFileURL(join(dir, "@nestjs/core/index.js")).href);
-});
+// `@nestjs/core` (which it loads with `require` on first use) resolve from that node_modules
+// directory too, so app and bridge share one Nest of the version under test.
+if (nestModules !== undefined && nestModules !== "") {
+  const parentURL = pathToFileURL(join(nestModules, "..", "resolve-from-here.js")).href;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      return /^@nestjs\/(?:common|core)(?:\/|$)/.test(specifier)
+        ? nextResolve(specifier, { ...context, parentURL })
+        : nextResolve(specifier, context);
+    },
+  });
+}
 
 it("runs the Nest under test in the app and in the bridge", async () => {
   const version = (pkg: string) =>

@@ -3,21 +3,40 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const hook = fileURLToPath(new URL("./hide-packages.mjs", import.meta.url));
+const bridgeFile = (bridge: string) =>
+  fileURLToPath(new URL(`../../packages/server/src/transports/${bridge}.ts`, import.meta.url));
 
-/** Imports a bridge in a fresh Node with `hide` unresolvable; resolves with what it printed. */
-function importWithout(bridge: string, hide: string): Promise<string> {
-  const file = fileURLToPath(
-    new URL(`../../packages/server/src/transports/${bridge}.ts`, import.meta.url),
-  );
-  const script = `import(${JSON.stringify(file)}).then(() => console.log("loaded"), (e) => console.log(e.message))`;
+/** How each bridge is first used: the call that needs its framework. */
+const FIRST_USE: Record<string, string> = {
+  express: "m.svcExpress({})",
+  fastify: "m.svcFastify({ prefix: '' }, {})",
+  hono: "m.svcHono({})",
+  koa: "m.svcKoa({})",
+  nest: "m.SvcModule.forRoot({})",
+};
+
+function run(args: string[], hide: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ["--import", hook, "--input-type=module", "-e", script],
+      ["--conditions=source", "--import", hook, ...args],
       { env: { ...process.env, SVC_HIDE: hide } },
-      (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout.trim()),
     );
   });
+}
+
+/**
+ * Imports a bridge (ESM) in a fresh Node with `hide` unresolvable, then uses it; resolves with
+ * what it printed: "imported" and the first use's outcome.
+ */
+function useWithout(bridge: string, hide: string): Promise<string> {
+  const script = `
+    const m = await import(${JSON.stringify(bridgeFile(bridge))});
+    console.log("imported");
+    try { await ${FIRST_USE[bridge]}; console.log("used"); } catch (e) { console.log(e.message); }`;
+  return run(["--input-type=module", "-e", script], hide);
 }
 
 describe("bridges without their framework", () => {
@@ -31,15 +50,29 @@ describe("bridges without their framework", () => {
   ] as const;
 
   for (const [bridge, missing, install] of bridges) {
-    it(`@svc/server/${bridge} without ${missing} fails with one line saying what to install`, async () => {
-      const printed = await importWithout(bridge, missing);
+    it(`@svc/server/${bridge} without ${missing} imports, and fails on first use with one line saying what to install`, async () => {
+      const printed = await useWithout(bridge, missing);
       expect(printed).toBe(
-        `@svc/server/${bridge} needs ${missing}, which is not installed: run \`npm install ${install}\``,
+        `imported\n@svc/server/${bridge} needs ${missing}, which is not installed: run \`npm install ${install}\``,
       );
     });
   }
+});
 
-  it("loads when the framework is there", async () => {
-    expect(await importWithout("koa", "")).toBe("loaded");
-  });
+describe("bridges from CommonJS", () => {
+  for (const bridge of Object.keys(FIRST_USE)) {
+    it(`require("@svc/server/${bridge}") works (no top-level await anywhere on its way)`, async () => {
+      const script = `const m = require(${JSON.stringify(bridgeFile(bridge))}); console.log(Object.keys(m).sort().join(","));`;
+      const printed = await run(["--input-type=commonjs", "-e", script], "");
+      expect(printed.split(",")).toContain(
+        {
+          express: "svcExpress",
+          fastify: "svcFastify",
+          hono: "svcHono",
+          koa: "svcKoa",
+          nest: "SvcModule",
+        }[bridge],
+      );
+    });
+  }
 });

@@ -3,9 +3,13 @@
  * driver), at two mount prefixes, each answer compared with the table and, byte for byte,
  * with what the transport-free core answers for the same request.
  */
+import { writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeTree } from "../../packages/server/src/test/fixtures.ts";
 import {
+  ALLOWED_HOST,
   type Case,
   CORS_ORIGIN,
   type Config,
@@ -19,9 +23,13 @@ import { createFixture, type Fixture } from "./fixture.ts";
 import {
   type BridgeOptions,
   type Bundler,
+  ComponentRegistry,
   createBridgeHandler,
   createHandlers,
+  createLiveReload,
   esbuildBundler,
+  type LiveEvent,
+  type LiveReload,
   type SvcResponse,
   silentLogger,
 } from "./svc.ts";
@@ -37,6 +45,7 @@ const COMPARED_HEADERS = [
   "vary",
   "access-control-allow-origin",
   "access-control-allow-methods",
+  "x-content-type-options",
 ] as const;
 
 export interface Answer {
@@ -49,10 +58,12 @@ function configOptions(fx: Fixture, config: Config): BridgeOptions {
   const base: BridgeOptions = {
     logger: silentLogger,
     loaderScript: fx.loaderScript,
+    devLoaderScript: fx.devLoaderScript,
     cors: { origins: [CORS_ORIGIN] },
   };
   if (config === "prebuilt") return { ...base, buildDir: fx.buildDir };
   if (config === "static") return { ...base, buildDir: fx.buildDir, staticMode: true };
+  if (config === "guarded") return { ...base, allowedHosts: [ALLOWED_HOST] };
   return base;
 }
 
@@ -99,6 +110,7 @@ async function reference(
 ): Promise<Answer> {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const response: SvcResponse = await handle({ method, url: path, header: (name) => lower[name] });
+  if (response.body instanceof ReadableStream) throw new Error("a stream is no table case");
   const body = response.body === null ? Buffer.alloc(0) : Buffer.from(response.body);
   return { status: response.status, headers: response.headers, body };
 }
@@ -162,12 +174,14 @@ async function run(
 ): Promise<void> {
   const method = c.method ?? "GET";
   const headers = { ...c.headers };
-  if (c.revalidate) {
+  let path = c.path;
+  if (c.revalidate || c.ownHash) {
     const first = await send(server.url, prefix + c.path, { headers });
     expect(first.status).toBe(200);
-    headers["if-none-match"] = first.headers.etag ?? "";
+    if (c.revalidate) headers["if-none-match"] = first.headers.etag ?? "";
+    if (c.ownHash) path = `${c.path}?${(first.headers.etag ?? "").replaceAll('"', "")}`;
   }
-  const answer = await send(server.url, prefix + c.path, { method, headers });
+  const answer = await send(server.url, prefix + path, { method, headers });
   if (driver.normalisesDotSegments && hasDotSegment(c.path)) {
     if (c.whenNormalised === undefined) return checkNormalisedAway(answer);
     checkExpected(answer, c.whenNormalised.expect);
@@ -175,7 +189,7 @@ async function run(
     return;
   }
   checkExpected(answer, c.expect);
-  checkSameAsCore(answer, await reference(handle, method, c.path, headers));
+  checkSameAsCore(answer, await reference(handle, method, path, headers));
 }
 
 /** Registers the whole suite for `driver`. */
@@ -189,7 +203,7 @@ export function conformance(driver: Driver): void {
         const servers = new Map<Config, Running>();
         const cores = new Map<Config, ReturnType<typeof createBridgeHandler>>();
         beforeAll(async () => {
-          for (const config of ["dev", "prebuilt", "static"] as const) {
+          for (const config of ["dev", "prebuilt", "static", "guarded"] as const) {
             const options = configOptions(fx, config);
             servers.set(config, await driver.start({ source: fx.registry(), options, prefix }));
             cores.set(config, createBridgeHandler(fx.registry(), options));
@@ -219,6 +233,78 @@ export function conformance(driver: Driver): void {
         }
       });
     }
+
+    describe("the live-reload event stream", () => {
+      let events: { server: Running; live: LiveReload; dir: string } | undefined;
+      beforeAll(async () => {
+        const dir = writeTree({
+          "live/index.tsx": 'export { default } from "./View";\n',
+          "live/View.tsx": 'export default function View() {\n  return "one";\n}\n',
+        });
+        const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+          logger: silentLogger,
+        });
+        const live = createLiveReload(handlers, { pollMs: 0 });
+        const server = await driver.start({
+          source: handlers,
+          options: { live, cors: { origins: [CORS_ORIGIN] } },
+          prefix: "/api",
+        });
+        events = { server, live, dir };
+      });
+      afterAll(async () => {
+        events?.live.close();
+        await events?.server.close();
+      });
+
+      it("streams hello, then a change after a real edit, with the headers of an event stream", async () => {
+        const { server, live, dir } = events as NonNullable<typeof events>;
+        const stream = await openEvents(server.url, "/api/events", { origin: CORS_ORIGIN });
+        try {
+          expect(stream.status).toBe(200);
+          expect(stream.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+          expect(stream.headers["cache-control"]).toBe("no-cache, no-transform");
+          expect(stream.headers["x-content-type-options"]).toBe("nosniff");
+          expect(stream.headers["access-control-allow-origin"]).toBe(CORS_ORIGIN);
+          expect(stream.headers["content-length"]).toBeUndefined();
+          expect(await stream.next()).toEqual({ type: "hello", server: live.serverId });
+          const before = await send(server.url, "/api/bundles/live.js");
+          writeFileSync(
+            join(dir, "live/View.tsx"),
+            'export default function View() {\n  return "two";\n}\n',
+          );
+          const change = await stream.next((e) => e.type === "change");
+          const after = await send(server.url, "/api/bundles/live.js");
+          expect(after.body.toString()).toContain('"two"');
+          expect(change).toEqual({
+            type: "change",
+            name: "live",
+            hash: (after.headers.etag ?? "").replaceAll('"', ""),
+          });
+          expect(change).not.toMatchObject({
+            hash: (before.headers.etag ?? "").replaceAll('"', ""),
+          });
+        } finally {
+          stream.close();
+        }
+      });
+
+      it("lets go of a client that goes away, also after 1,000 connects and disconnects", async () => {
+        const { server, live } = events as NonNullable<typeof events>;
+        const one = await openEvents(server.url, "/api/events");
+        await one.next();
+        expect(live.listeners).toBe(1);
+        one.close();
+        await until(() => live.listeners === 0);
+        for (let i = 0; i < 1000; i++) {
+          const stream = await openEvents(server.url, "/api/events");
+          await stream.next();
+          stream.close();
+        }
+        await until(() => live.listeners === 0);
+        expect(live.listeners).toBe(0);
+      });
+    });
 
     it("answers other requests while a slow (cold) bundle is in progress", async () => {
       let release = () => {};
@@ -263,4 +349,74 @@ export function conformance(driver: Driver): void {
       }
     });
   });
+}
+
+/** An open `GET` of an event stream: its status, headers and parsed `data:` events. */
+export interface OpenEvents {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** The next event (matching `predicate`), waiting for it if need be (5 s at most). */
+  next(predicate?: (event: LiveEvent) => boolean): Promise<LiveEvent>;
+  close(): void;
+}
+
+export function openEvents(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<OpenEvents> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, headers, agent: false }, (res) => {
+      const queue: LiveEvent[] = [];
+      const waiting: (() => void)[] = [];
+      let buffer = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        let end = buffer.indexOf("\n\n");
+        while (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          for (const line of block.split("\n")) {
+            if (line.startsWith("data: ")) queue.push(JSON.parse(line.slice(6)) as LiveEvent);
+          }
+          end = buffer.indexOf("\n\n");
+        }
+        for (const wake of waiting.splice(0)) wake();
+      });
+      res.on("error", () => {});
+      const out: Record<string, string | undefined> = {};
+      for (const [key, value] of Object.entries(res.headers)) {
+        out[key] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: out,
+        async next(predicate = () => true) {
+          const deadline = Date.now() + 5_000;
+          for (;;) {
+            const index = queue.findIndex(predicate);
+            if (index !== -1) return queue.splice(0, index + 1).at(-1) as LiveEvent;
+            if (Date.now() > deadline)
+              throw new Error(`no matching event; got ${JSON.stringify(queue)}`);
+            await new Promise<void>((wake) => {
+              waiting.push(wake);
+              setTimeout(wake, 100);
+            });
+          }
+        },
+        close: () => req.destroy(),
+      });
+    });
+    req.on("error", (error) => {
+      if (!req.destroyed) reject(error);
+    });
+    req.end();
+  });
+}
+
+async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }

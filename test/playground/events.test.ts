@@ -71,7 +71,7 @@ describe("GET /api/events", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
     const [hello] = await readEvents(response, 1);
     expect(hello).toEqual({ type: "hello", server: expect.stringMatching(/^[0-9a-f-]{36}$/) });

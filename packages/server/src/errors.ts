@@ -85,6 +85,17 @@ export class MethodNotAllowedError extends SvcError {
   }
 }
 
+/** The development server refused the request's `Host` (see `isHostAllowed`). */
+export class HostNotAllowedError extends SvcError {
+  constructor(host: string) {
+    super(
+      "HostNotAllowed",
+      `Blocked request for host ${JSON.stringify(host.slice(0, 100))}: this development server answers IP addresses, localhost and the names it is told — to allow this one, pass --allowed-host ${host.replace(/:\d+$/, "").slice(0, 100)} (or list it in serve.allowedHosts).`,
+    );
+    this.name = "HostNotAllowedError";
+  }
+}
+
 export function formatBundleErrors(name: string, errors: readonly BundleErrorLocation[]): string {
   const lines = errors.map((e) => {
     const where = e.file === undefined ? "" : `${e.file}:${e.line ?? 0}:${(e.column ?? 0) + 1}: `;

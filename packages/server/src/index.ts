@@ -61,6 +61,7 @@ export {
   ComponentNotFoundError,
   ERROR_STATUS,
   type ErrorBody,
+  HostNotAllowedError,
   InvalidComponentNameError,
   InvalidSchemaError,
   isSvcError,
@@ -73,19 +74,21 @@ export {
   toErrorResponse,
   type WireErrorKind,
 } from "./errors.ts";
+export { eventStream, type LiveSource } from "./http/eventStream.ts";
 export {
   type BundleListEntry,
   type BundleResult,
   createHandlers,
+  type HandlerObserver,
   type HandlerOptions,
   type Handlers,
 } from "./http/handlers.ts";
-export { loaderScriptPath } from "./http/loaderScript.ts";
+export { isHostAllowed } from "./http/hostCheck.ts";
+export { devLoaderScriptPath, loaderScriptPath } from "./http/loaderScript.ts";
 export {
-  type BridgeOptions,
   type CorsOptions,
-  createBridgeHandler,
   createRequestHandler,
+  errorResponse,
   type RequestHandler,
   type RequestHandlerOptions,
   type SvcRequest,
@@ -122,5 +125,10 @@ export {
   type StaticFiles,
   type StaticFilesOptions,
 } from "./production/staticFiles.ts";
+export {
+  type BridgeHandler,
+  type BridgeOptions,
+  createBridgeHandler,
+} from "./transports/bridgeHandler.ts";
 export { createFetchHandler, type FetchHandlerOptions } from "./transports/fetch.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";

@@ -1,9 +1,9 @@
-import { createMiddleware } from "../../../packages/server/src/transports/koa.ts";
+import { svcKoa } from "../../../packages/server/src/transports/koa.ts";
 import { type Driver, listenNode } from "./driver.ts";
 
 type Koa = typeof import("koa");
 
-/** `app.use(createMiddleware(…, { prefix }))` on the Koa installed as `pkg` ("koa", "koa2"). */
+/** `app.use(svcKoa(…, { prefix }))` on the Koa installed as `pkg` ("koa", "koa2"). */
 export function koaDriver(pkg: "koa" | "koa2"): Driver {
   return {
     name: `koa (${pkg})`,
@@ -11,7 +11,7 @@ export function koaDriver(pkg: "koa" | "koa2"): Driver {
     async start({ source, options, prefix }) {
       const Koa = ((await import(pkg)) as { default: Koa }).default;
       const app = new Koa();
-      app.use(createMiddleware(source, { ...options, prefix }));
+      app.use(svcKoa(source, { ...options, prefix }));
       return listenNode(app.callback());
     },
   };

@@ -83,11 +83,18 @@ describe("GET /api/bundles", () => {
 describe("GET /api/bundles/<name>.js", () => {
   it("answers ESM with the documented headers, importing only the shared modules", async () => {
     const server = await serve(writeTree(baseTree));
-    const res = await fetch(`${server.url}/api/bundles/ui.button.js?abc123`);
+    const res = await fetch(`${server.url}/api/bundles/ui.button.js`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/javascript; charset=utf-8");
-    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    // Only the URL naming this very version may be cached for good; any other revalidates.
+    const hash = res.headers.get("etag")?.replaceAll('"', "");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    const pinned = await fetch(`${server.url}/api/bundles/ui.button.js?${hash}`);
+    expect(pinned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const stale = await fetch(`${server.url}/api/bundles/ui.button.js?abc123abc123`);
+    expect(stale.headers.get("cache-control")).toBe("no-cache");
+    expect(await stale.text()).toBe(await pinned.text());
     const body = await res.text();
     await init;
     const [imports, exports] = parse(body);

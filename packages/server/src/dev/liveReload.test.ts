@@ -33,14 +33,14 @@ function setup(pollMs = 0) {
         }
       });
     });
-  return { dir, live, events, next };
+  return { dir, live, handlers, events, next };
 }
 
 describe("createLiveReload", () => {
   it("announces a changed component the client has loaded, with its new hash, when a file changes", async () => {
     const t = setup();
-    const before = await t.live.handlers.getBundle(cn("card"));
-    await t.live.handlers.getMetadata(cn("card"));
+    const before = await t.handlers.getBundle(cn("card"));
+    await t.handlers.getMetadata(cn("card"));
     writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => s + '!';\n");
     const event = await t.next((e) => e.type === "change");
     expect(event).toEqual({
@@ -49,7 +49,7 @@ describe("createLiveReload", () => {
       hash: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
     expect(event.type === "change" && event.hash).not.toBe(before.hash);
-    const after = await t.live.handlers.getBundle(cn("card"));
+    const after = await t.handlers.getBundle(cn("card"));
     expect(event.type === "change" && event.hash).toBe(after.hash);
     // "other" was never loaded, so it is neither rebuilt nor announced.
     expect(t.events.some((e) => e.type === "change" && e.name === "other")).toBe(false);
@@ -57,14 +57,14 @@ describe("createLiveReload", () => {
 
   it("announces a schema.json edit as a change", async () => {
     const t = setup();
-    await t.live.handlers.getMetadata(cn("card"));
+    await t.handlers.getMetadata(cn("card"));
     writeFileSync(join(t.dir, "card/schema.json"), JSON.stringify({ title: "New title" }));
     expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
   });
 
   it("reports a syntax error once, then the fix as a change", async () => {
     const t = setup();
-    await t.live.handlers.getMetadata(cn("card"));
+    await t.handlers.getMetadata(cn("card"));
     writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");
     const error = await t.next((e) => e.type === "error");
     expect(error).toMatchObject({
@@ -81,7 +81,7 @@ describe("createLiveReload", () => {
   it("tracks a component broken on its first request: its error carries locations, its fix is announced", async () => {
     const t = setup();
     writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");
-    await expect(t.live.handlers.getBundle(cn("card"))).rejects.toThrow(/label\.ts:1:/);
+    await expect(t.handlers.getBundle(cn("card"))).rejects.toThrow(/label\.ts:1:/);
     const first = await t.next((e) => e.type === "error");
     expect(first).toMatchObject({
       name: "card",
@@ -121,7 +121,7 @@ describe("createLiveReload", () => {
     });
     const live = createLiveReload(handlers, { pollMs: 50 });
     open.push(live);
-    await live.handlers.getMetadata(cn("card"));
+    await handlers.getMetadata(cn("card"));
     const changed = new Promise<LiveEvent>((resolve) =>
       live.subscribe((e) => e.type === "change" && resolve(e)),
     );

@@ -1,214 +1,231 @@
 import { randomUUID } from "node:crypto";
-import { type FSWatcher, watch } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { basename, join } from "node:path";
 import type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
+import { type FSWatcher, watch } from "chokidar";
 import type { ComponentName } from "../components/names.ts";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
-import type { Handlers } from "../http/handlers.ts";
+import type { LiveSource } from "../http/eventStream.ts";
+import type { HandlerObserver, Handlers } from "../http/handlers.ts";
+import { stampOf } from "../util/fileStamp.ts";
 
 export type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
 
 export interface LiveReloadOptions {
-  /** Quiet time after a file-system event before checking, in ms. Default: 30. */
+  /** Quiet time after a file-system event before checking, in ms. Default: 15. */
   debounceMs?: number;
   /**
-   * Interval of the safety-net check, in ms, which also notices edits to files outside the
-   * watched source roots (shared helpers, packages). Default: 1000; 0 disables it.
+   * Interval of the safety-net check while someone listens, in ms: it also notices edits to
+   * files outside the watched source roots (shared helpers, packages). Default: 1000; 0
+   * disables it.
    */
   pollMs?: number;
-}
-
-export interface LiveReload {
-  /** The handler set to serve through: it remembers which components clients have loaded. */
-  readonly handlers: Handlers;
-  /** Receives every event; returns the unsubscribe function. */
-  subscribe(listener: (event: LiveEvent) => void): () => void;
-  /** Checks now (tests, or after a known change); resolves when the events are out. */
-  check(): Promise<void>;
-  /** Answers `GET …/events` with a server-sent event stream. */
-  serveEvents(req: IncomingMessage, res: ServerResponse): void;
-  close(): void;
+  /** Watch the source roots for changes (else only the poll notices them). Default: true. */
+  watch?: boolean;
 }
 
 /**
- * Watches every source root and tells subscribers which loaded components changed, with
- * their new hash. Only components a client has loaded are rebuilt to find out: editing one
- * file never bundles the whole tree.
+ * The live-reload core of a handler set: it learns which components clients have (by
+ * observing the handler set) and, while anyone listens to its events, watches the sources
+ * and tells listeners which of those components changed (with the new hash), broke or were
+ * added and removed. The request handler serves it as `GET {prefix}/events`.
  */
-export function createLiveReload(inner: Handlers, options: LiveReloadOptions = {}): LiveReload {
+export interface LiveReload extends LiveSource {
+  /** Checks now (tests, or after a known change); resolves when its events are out. */
+  check(): Promise<void>;
+  /** How many listeners are subscribed (each open event stream is one). */
+  readonly listeners: number;
+  /** Stops watching and forgets every listener. */
+  close(): void;
+}
+
+/** What a client has of a loaded component: its bundle hash and schema stamp, or broken. */
+type Seen = { hash: string; schema: string } | "broken";
+
+/**
+ * Only components a client has loaded are checked, and each on its own: editing one file never
+ * bundles the whole tree, and one component whose build hangs (until its time limit) delays
+ * no other's news. The registry is re-scanned (without blocking the event loop) when the
+ * watcher saw something change in a source root, or at each poll when no watcher runs.
+ */
+export function createLiveReload(handlers: Handlers, options: LiveReloadOptions = {}): LiveReload {
+  const { registry, logger } = handlers;
   const serverId = randomUUID();
   const listeners = new Set<(event: LiveEvent) => void>();
-  /**
-   * name → what clients have of each loaded component: the metadata JSON last seen (bundle
-   * hash and schema), `hash:<hash>` when only the bundle was fetched, "" while it is broken.
-   */
-  const seen = new Map<ComponentName, string>();
-  /** name → the last error event, for loaded components that do not bundle now. */
+  const seen = new Map<ComponentName, Seen>();
+  /** The last error event of each loaded component that does not build now. */
   const broken = new Map<ComponentName, LiveErrorEvent>();
-  let names = inner.registry.list().map((c) => c.name);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
+  /** Per component: the check running, and whether another was asked for meanwhile. */
+  const checking = new Map<ComponentName, { running: Promise<void>; again: boolean }>();
+  let names = registry.list().map((c) => c.name);
+  let listingStale = false;
+  let watcher: FSWatcher | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let closed = false;
 
   const emit = (event: LiveEvent) => {
     for (const listener of listeners) listener(event);
   };
 
-  // The bundle's hash is enough to notice a change; asking for its metadata here could
-  // build the bundle a second time (a build of just-written files is not cached).
-  const remember = (name: ComponentName, hash: string) => {
-    if (!seen.has(name)) seen.set(name, `${HASH_ONLY}${hash}`);
+  const schemaStamp = (name: ComponentName): string => {
+    const component = registry.get(name);
+    const stamp = component && stampOf(join(component.dir, "schema.json"));
+    return stamp === undefined
+      ? ""
+      : `${stamp.ino}:${stamp.size}:${stamp.mtimeNs}:${stamp.ctimeNs}`;
   };
 
-  /** A component broken on its first request is tracked too, so that its fix is announced. */
-  const failed = (name: ComponentName, error: unknown) => {
-    if (seen.has(name)) return;
-    if (!(error instanceof BundleError || error instanceof InvalidSchemaError)) return;
-    seen.set(name, "");
+  const observer: HandlerObserver = {
+    served(name, hash) {
+      if (!seen.has(name)) seen.set(name, { hash, schema: schemaStamp(name) });
+    },
+    // A component broken on its first request is followed too, so that its fix is announced.
+    failed(name, error) {
+      if (seen.has(name) || !isReported(error)) return;
+      seen.set(name, "broken");
+      report(name, error);
+    },
+  };
+  const unobserve = handlers.observe?.(observer);
+
+  function report(name: ComponentName, error: unknown): void {
     const event = errorEvent(name, error);
+    if (broken.get(name)?.message === event.message) return;
     broken.set(name, event);
     emit(event);
-  };
-
-  const handlers: Handlers = {
-    ...inner,
-    async getBundle(name) {
-      try {
-        const bundle = await inner.getBundle(name);
-        remember(name, bundle.hash);
-        return bundle;
-      } catch (error) {
-        failed(name, error);
-        throw error;
-      }
-    },
-    async getMetadata(name) {
-      try {
-        const metadata = await inner.getMetadata(name);
-        seen.set(name, JSON.stringify(metadata));
-        return metadata;
-      } catch (error) {
-        failed(name, error);
-        throw error;
-      }
-    },
-  };
-
-  async function runCheck(): Promise<void> {
-    inner.registry.refresh();
-    const current = inner.registry.list().map((c) => c.name);
-    if (current.join("\n") !== names.join("\n")) {
-      names = current;
-      emit({ type: "list", names });
-    }
-    for (const [name, before] of seen) {
-      if (!names.includes(name)) {
-        seen.delete(name);
-        broken.delete(name);
-        continue;
-      }
-      try {
-        const metadata = await inner.getMetadata(name);
-        const after = JSON.stringify(metadata);
-        broken.delete(name);
-        seen.set(name, after);
-        const changed = before.startsWith(HASH_ONLY)
-          ? metadata.hash !== before.slice(HASH_ONLY.length)
-          : after !== before;
-        if (changed) emit({ type: "change", name, hash: metadata.hash });
-      } catch (error) {
-        seen.set(name, "");
-        const event = errorEvent(name, error);
-        if (before !== "" || broken.get(name)?.message !== event.message) {
-          broken.set(name, event);
-          emit(event);
-        }
-      }
-    }
   }
 
-  function check(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
+  /** Re-checks one loaded component; resolves when its event (if any) is out. */
+  async function checkOne(name: ComponentName): Promise<void> {
+    const before = seen.get(name);
+    if (before === undefined) return;
+    if (registry.revalidate(name) === undefined) {
+      seen.delete(name);
+      broken.delete(name);
+      return;
     }
-    running = runCheck()
-      .catch((error: unknown) => inner.logger.error("svc: live reload check failed", error))
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          void check();
-        }
-      });
-    return running;
-  }
-
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void check(), options.debounceMs ?? 30);
-  };
-
-  const watchers: FSWatcher[] = [];
-  for (const source of inner.registry.sources) {
     try {
-      const watcher = watch(source.dir, { recursive: true }, (_event, file) => {
-        if (file && /(^|[/\\])(node_modules|\.[^/\\]*)([/\\]|$)/.test(String(file))) return;
-        schedule();
-      });
-      watcher.on("error", () => watcher.close());
-      watchers.push(watcher);
+      const { hash } = await handlers.getBundle(name);
+      const schema = schemaStamp(name);
+      if (before !== "broken" && before.hash === hash && before.schema === schema) return;
+      // The schema changed (or the component was broken): read it again, it may be broken now.
+      if (before === "broken" || before.schema !== schema) await handlers.getMetadata(name);
+      seen.set(name, { hash, schema });
+      broken.delete(name);
+      emit({ type: "change", name, hash });
     } catch (error) {
-      inner.logger.warn(
-        `cannot watch ${source.dir} (${(error as Error).message}); changes are noticed by polling`,
+      seen.set(name, "broken");
+      report(name, error);
+    }
+  }
+
+  /** Runs `checkOne(name)` unless it runs already (then once more after it). */
+  function schedule(name: ComponentName): Promise<void> {
+    const current = checking.get(name);
+    if (current !== undefined) {
+      current.again = true;
+      return current.running;
+    }
+    const state = { running: Promise.resolve(), again: false };
+    state.running = checkOne(name)
+      .catch((error: unknown) => logger.error(`svc: live reload check of ${name} failed`, error))
+      .finally(() => {
+        checking.delete(name);
+        if (state.again) void schedule(name);
+      });
+    checking.set(name, state);
+    return state.running;
+  }
+
+  async function check(): Promise<void> {
+    if (listingStale || watcher === undefined) {
+      listingStale = false;
+      await registry.refreshAsync();
+      const current = registry.list().map((c) => c.name);
+      if (current.join("\n") !== names.join("\n")) {
+        names = current;
+        emit({ type: "list", names });
+      }
+    }
+    await Promise.all([...seen.keys()].map(schedule));
+  }
+
+  const soon = (listing: boolean) => {
+    if (listing) listingStale = true;
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void check(), options.debounceMs ?? 15);
+  };
+
+  function start(): void {
+    if (options.watch !== false) {
+      watcher = watch(
+        registry.sources.map((s) => s.dir),
+        {
+          ignoreInitial: true,
+          persistent: false,
+          // Never inotify node_modules or dot-directories (.git): tens of thousands of watches.
+          ignored: (path) => {
+            const name = basename(path);
+            return name === "node_modules" || (name.startsWith(".") && name.length > 1);
+          },
+        },
+      );
+      watcher.on("all", (event, path) => {
+        // A directory or an entry file coming or going can change the listing.
+        const listing =
+          event === "addDir" || event === "unlinkDir" || /[/\\]index\.tsx?$/.test(path);
+        soon(listing && event !== "change");
+      });
+      // Changes made while the watcher was starting up raise no event: look once it is ready.
+      watcher.once("ready", () => soon(true));
+      watcher.on("error", (error) =>
+        logger.warn(`live reload: watching failed (${String(error)}); polling instead`),
       );
     }
+    const pollMs = options.pollMs ?? 1000;
+    if (pollMs > 0) {
+      poll = setInterval(() => void check(), pollMs);
+      poll.unref();
+    }
   }
-  const pollMs = options.pollMs ?? 1000;
-  const poll = pollMs > 0 ? setInterval(() => void check(), pollMs) : undefined;
-  poll?.unref();
+
+  function stop(): void {
+    clearTimeout(debounce);
+    clearInterval(poll);
+    poll = undefined;
+    void watcher?.close();
+    watcher = undefined;
+  }
 
   return {
-    handlers,
+    serverId,
+    current: () => [...broken.values()],
     subscribe(listener) {
+      if (closed) return () => {};
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      if (listeners.size === 1) start();
+      return () => {
+        if (!listeners.delete(listener)) return;
+        if (listeners.size === 0) stop();
+      };
+    },
+    get listeners() {
+      return listeners.size;
     },
     check,
-    serveEvents(req, res) {
-      res.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-        "x-accel-buffering": "no",
-      });
-      const send = (event: LiveEvent) => {
-        res.write(`data: ${JSON.stringify(event)}\n\n`);
-      };
-      res.write("retry: 1000\n\n");
-      send({ type: "hello", server: serverId });
-      // A page opened (or reconnected) while a component is broken learns it at once.
-      for (const event of broken.values()) send(event);
-      const unsubscribe = this.subscribe(send);
-      const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
-      keepAlive.unref();
-      const end = () => {
-        clearInterval(keepAlive);
-        unsubscribe();
-      };
-      req.on("close", end);
-      res.on("error", end);
-    },
     close() {
-      clearTimeout(timer);
-      if (poll) clearInterval(poll);
-      for (const watcher of watchers) watcher.close();
+      closed = true;
       listeners.clear();
+      stop();
+      unobserve?.();
     },
   };
 }
 
-const HASH_ONLY = "hash:";
+/** Errors a client is told about as `error` events: the ones a save can cause and fix. */
+function isReported(error: unknown): boolean {
+  return error instanceof BundleError || error instanceof InvalidSchemaError;
+}
 
 function errorEvent(name: string, error: unknown): LiveErrorEvent {
   const kind = isSvcError(error) ? error.kind : "InternalError";

@@ -76,8 +76,22 @@ export interface Handlers {
    * decoded and relative to the build dir. Never reads outside the build dir.
    */
   getStaticFile?(path: string): Promise<StaticFile | undefined>;
+  /**
+   * Tells `observer` what the handler set answers from now on (which version of which
+   * component a client got, which failed): how live reload learns what to watch, without
+   * wrapping the methods. Returns the function that stops telling.
+   */
+  observe?(observer: HandlerObserver): () => void;
   readonly registry: ComponentRegistry;
   readonly logger: Logger;
+}
+
+/** What a handler set tells its observers (see `Handlers.observe`). */
+export interface HandlerObserver {
+  /** A bundle or metadata of `name` with bundle hash `hash` was answered. */
+  served(name: ComponentName, hash: string): void;
+  /** Answering for `name` failed with `error` (a bundle error, an invalid schema, …). */
+  failed(name: ComponentName, error: unknown): void;
 }
 
 export function createHandlers(
@@ -125,9 +139,35 @@ export function createHandlers(
     }
   }
 
+  const observers = new Set<HandlerObserver>();
+  const served = (name: ComponentName, hash: string) => {
+    for (const observer of observers) observer.served(name, hash);
+  };
+  const failed = (name: ComponentName, error: unknown) => {
+    for (const observer of observers) observer.failed(name, error);
+  };
+  /** `work`, with its outcome told to the observers. */
+  function told<T extends { hash: string }>(name: ComponentName, work: Promise<T>): Promise<T> {
+    if (observers.size === 0) return work;
+    return work.then(
+      (result) => {
+        served(name, result.hash);
+        return result;
+      },
+      (error: unknown) => {
+        failed(name, error);
+        throw error;
+      },
+    );
+  }
+
   const handlers: Handlers = {
     registry,
     logger,
+    observe(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
     async listBundles() {
       if (autoRefresh) await registry.refreshAsync();
       const names = new Set(registry.list().map((c) => c.name));
@@ -136,34 +176,40 @@ export function createHandlers(
       }
       return [...names].sort(compareCodePoints).map((name) => ({ name }));
     },
-    async getBundle(name) {
-      if (staticMode) throw new StaticModeError(name);
-      const fromBuild = prebuilt?.read(name);
-      if (fromBuild !== undefined) return fromBuild;
-      return liveBundle(name);
+    getBundle(name) {
+      if (staticMode) return Promise.reject(new StaticModeError(name));
+      return told(name, prebuilt?.read(name) ?? liveBundle(name));
     },
     peekBundle(name) {
       if (staticMode) return undefined;
+      let bundle: BundleResult | undefined;
       if (prebuilt?.entry(name) !== undefined) {
-        return prebuilt.peek(name);
+        bundle = prebuilt.peek(name);
+      } else {
+        const component = registry.get(name);
+        bundle = component === undefined ? undefined : cache.peek(component);
       }
-      const component = registry.get(name);
-      return component === undefined ? undefined : cache.peek(component);
+      if (bundle !== undefined && observers.size > 0) served(name, bundle.hash);
+      return bundle;
     },
-    async getMetadata(name) {
-      const entry = prebuilt?.entry(name);
-      // A build may be served without its sources: then there is no schema to read. Only
-      // re-scan the sources for names the build does not know, so a production server
-      // never walks the disk per request.
-      const component = entry === undefined ? find(name) : registry.get(name);
-      if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
-      const schema = component === undefined ? undefined : schemas.read(component);
-      const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
-      return buildMetadata(name, schema, hash);
+    getMetadata(name) {
+      return told(name, metadataOf(name));
     },
   };
   if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);
   return handlers;
+
+  async function metadataOf(name: ComponentName): Promise<ComponentMetadata> {
+    const entry = prebuilt?.entry(name);
+    // A build may be served without its sources: then there is no schema to read. Only
+    // re-scan the sources for names the build does not know, so a production server
+    // never walks the disk per request.
+    const component = entry === undefined ? find(name) : registry.get(name);
+    if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
+    const schema = component === undefined ? undefined : schemas.read(component);
+    const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
+    return buildMetadata(name, schema, hash);
+  }
 }
 
 /** Accepts either a registry (a handler set is made for it) or a ready handler set. */

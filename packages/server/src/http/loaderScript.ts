@@ -1,14 +1,20 @@
 import { fileURLToPath } from "node:url";
 
 /**
- * Absolute path of the standalone loader script (`@svc/loader`), for bridges and servers
- * to serve, e.g. at `/svc/loader.js`. Undefined when `@svc/loader` is not installed.
+ * Absolute path of the standalone loader script (`@svc/loader`), which every transport serves
+ * at `{prefix}/loader.js`. Undefined when `@svc/loader` is not installed.
  */
-export const loaderScriptPath: string | undefined = resolveLoader();
+export const loaderScriptPath: string | undefined = resolveLoader("loader.js");
 
-function resolveLoader(): string | undefined {
+/**
+ * The loader's development build (readable, React's warnings, props checked against
+ * `schema.json`), served at `{prefix}/loader.dev.js`.
+ */
+export const devLoaderScriptPath: string | undefined = resolveLoader("loader.dev.js");
+
+function resolveLoader(file: string): string | undefined {
   try {
-    return fileURLToPath(import.meta.resolve("@svc/loader/loader.js"));
+    return fileURLToPath(import.meta.resolve(`@svc/loader/${file}`));
   } catch {
     return undefined;
   }

@@ -1,21 +1,19 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { ComponentRegistry } from "../components/componentRegistry.ts";
+import { DEV_LOADER_PATH, EVENTS_PATH, LOADER_PATH, STATIC_PATH } from "@svc/protocol";
 import { type ComponentName, parseComponentName } from "../components/names.ts";
 import {
+  HostNotAllowedError,
   InvalidComponentNameError,
   isSvcError,
   MethodNotAllowedError,
   NotFoundError,
   toErrorResponse,
 } from "../errors.ts";
-import {
-  type BundleResult,
-  type HandlerOptions,
-  type Handlers,
-  resolveHandlers,
-} from "./handlers.ts";
-import { loaderScriptPath } from "./loaderScript.ts";
+import { eventStream, type LiveSource } from "./eventStream.ts";
+import type { BundleResult, Handlers } from "./handlers.ts";
+import { isHostAllowed } from "./hostCheck.ts";
+import { devLoaderScriptPath, loaderScriptPath } from "./loaderScript.ts";
 
 /** A request as the core sees it; every transport builds one. */
 export interface SvcRequest {
@@ -24,13 +22,18 @@ export interface SvcRequest {
   url: string;
   /** Reads a request header (case-insensitive name); undefined when absent. */
   header(name: string): string | undefined;
+  /** Aborts when the client goes away; ends streaming answers (the event stream). */
+  signal?: AbortSignal;
 }
 
-/** A response as the core decides it; every transport writes it back verbatim. */
+/**
+ * A response as the core decides it; every transport writes it back verbatim. A body that is
+ * a `ReadableStream` is streamed (the live-reload events) and cancelled when the client goes.
+ */
 export interface SvcResponse {
   status: number;
   headers: Record<string, string>;
-  body: Uint8Array | string | null;
+  body: Uint8Array | string | ReadableStream<Uint8Array> | null;
 }
 
 export interface CorsOptions {
@@ -46,10 +49,15 @@ export interface RequestHandlerOptions {
    * standalone script of `@svc/loader` ({@link loaderScriptPath}).
    */
   loaderScript?: string;
+  /** File served at `<mount>/loader.dev.js`. Default: `@svc/loader`'s development build. */
+  devLoaderScript?: string;
+  /**
+   * `Host` names answered besides IP addresses and `localhost` (DNS-rebinding protection, see
+   * `isHostAllowed`); `true` answers any. Default: `true` — a bridge lives in your app, which
+   * decides; `svc serve` passes its `--allowed-host` list.
+   */
+  allowedHosts?: true | readonly string[];
 }
-
-/** What every framework bridge accepts: the handler-set options plus the HTTP ones. */
-export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {}
 
 /**
  * Answers one request. A warm bundle is answered synchronously (no promise, no microtask:
@@ -61,12 +69,14 @@ export type RequestHandler = (request: SvcRequest) => SvcResponse | Promise<SvcR
 const JS_TYPE = "application/javascript; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 const IMMUTABLE = "public, max-age=31536000, immutable";
+const ALLOW = "GET, HEAD, OPTIONS";
 
 type Route =
   | { kind: "list" }
   | { kind: "bundle"; name: string }
   | { kind: "metadata"; name: string }
-  | { kind: "loader" }
+  | { kind: "loader"; dev: boolean }
+  | { kind: "events" }
   | { kind: "static"; path: string };
 
 /**
@@ -82,54 +92,55 @@ function routeOf(path: string): Route | undefined {
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
     return undefined;
   }
-  if (path === "/loader.js") return { kind: "loader" };
-  if (path.startsWith("/static/")) return { kind: "static", path: path.slice("/static/".length) };
+  if (path === LOADER_PATH) return { kind: "loader", dev: false };
+  if (path === DEV_LOADER_PATH) return { kind: "loader", dev: true };
+  if (path === EVENTS_PATH) return { kind: "events" };
+  if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
   return undefined;
 }
 
 /**
- * A request handler for a bridge: builds the handler set once (unless given one) and the
- * request handler once; the bridge then only translates requests and responses.
- */
-export function createBridgeHandler(
-  source: ComponentRegistry | Handlers,
-  options: BridgeOptions = {},
-): RequestHandler {
-  return createRequestHandler(resolveHandlers(source, options), options);
-}
-
-/**
- * Routes the GET endpoints to the handler set and decides every status and header. Paths
- * are relative to wherever the transport mounts it (`/bundles`, `/bundles/x.js`, …).
+ * Routes the endpoints to the handler set and decides every status and header. Paths are
+ * relative to wherever the transport mounts it (`/bundles`, `/bundles/x.js`, `/events`, …).
+ * `events`: the live-reload stream to serve at `/events` (none: 404, as in production).
  */
 export function createRequestHandler(
   handlers: Handlers,
-  options: RequestHandlerOptions = {},
+  options: RequestHandlerOptions & { events?: LiveSource } = {},
 ): RequestHandler {
   const allowed = new Set(options.cors?.origins ?? []);
-  const loader = createLoaderFile(options.loaderScript ?? loaderScriptPath);
+  const hosts = options.allowedHosts ?? true;
+  const loaders = {
+    production: createLoaderFile(options.loaderScript ?? loaderScriptPath),
+    development: createLoaderFile(options.devLoaderScript ?? devLoaderScriptPath),
+  };
+  const context: Context = { handlers, loaders, allowed, events: options.events };
 
   function fail(error: unknown): SvcResponse {
-    const { status, body } = toErrorResponse(error);
     if (!isSvcError(error)) handlers.logger.error("svc: unexpected error", error);
-    const headers: Record<string, string> = { "cache-control": "no-store" };
-    if (error instanceof MethodNotAllowedError) headers.allow = error.allow;
-    return json(status, body, headers);
+    return errorResponse(error);
   }
 
   function finish(request: SvcRequest, response: SvcResponse): SvcResponse {
-    if (allowed.size > 0)
+    if (allowed.size > 0) {
       Object.assign(response.headers, corsFor(allowed, request.header("origin")));
-    // Bundles and JSON must never be sniffed into another type (e.g. HTML) by a browser.
+    }
+    // Nothing svc sends may be sniffed into another type (e.g. HTML) by a browser.
     response.headers["x-content-type-options"] = "nosniff";
-    if (request.method === "HEAD") response.body = null;
+    if (request.method === "HEAD" && response.body !== null) {
+      if (response.body instanceof ReadableStream) void response.body.cancel();
+      response.body = null;
+    }
     return response;
   }
 
   return function handle(request) {
     let result: SvcResponse | Promise<SvcResponse>;
     try {
-      result = respond(handlers, loader, request, allowed);
+      if (hosts !== true && !isHostAllowed(request.header("host"), hosts)) {
+        throw new HostNotAllowedError(request.header("host") ?? "");
+      }
+      result = respond(context, request);
     } catch (error) {
       result = fail(error);
     }
@@ -144,14 +155,25 @@ export function createRequestHandler(
 }
 
 /**
+ * The answer to an error: its status and JSON body from the one table, `no-store`, and the
+ * `Allow` header for a 405.
+ */
+export function errorResponse(error: unknown): SvcResponse {
+  const { status, body } = toErrorResponse(error);
+  const headers: Record<string, string> = {
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  };
+  if (error instanceof MethodNotAllowedError) headers.allow = error.allow;
+  return json(status, body, headers);
+}
+
+/**
  * The answer for a request outside the mount prefix, for transports that are the whole server
  * (the node and fetch handlers without `next`): the same 404 body as every other.
  */
 export function outsidePrefix(url: string): SvcResponse {
-  const { status, body } = toErrorResponse(
-    new NotFoundError(`No svc endpoint at ${truncate(stripQuery(url))}.`),
-  );
-  return json(status, body, { "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  return errorResponse(new NotFoundError(`No svc endpoint at ${truncate(stripQuery(url))}.`));
 }
 
 /** Whether an answer is still to come (any thenable: a handler set may bring its own). */
@@ -159,34 +181,20 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T>).then === "function";
 }
 
+interface Context {
+  handlers: Handlers;
+  loaders: Record<"production" | "development", () => Promise<LoadedFile>>;
+  allowed: ReadonlySet<string>;
+  events: LiveSource | undefined;
+}
+
 /** The response to `request`: synchronously for a warm bundle, else a promise. */
-function respond(
-  handlers: Handlers,
-  loader: () => Promise<LoadedFile>,
-  request: SvcRequest,
-  allowed: ReadonlySet<string>,
-): SvcResponse | Promise<SvcResponse> {
+function respond(context: Context, request: SvcRequest): SvcResponse | Promise<SvcResponse> {
+  const { handlers } = context;
   const path = stripQuery(request.url);
-  if (request.method === "OPTIONS") {
-    const cors = corsFor(allowed, request.header("origin"));
-    return {
-      status: 204,
-      headers: {
-        allow: "GET, HEAD, OPTIONS",
-        ...(cors["access-control-allow-origin"] === undefined
-          ? {}
-          : {
-              "access-control-allow-methods": "GET, HEAD",
-              "access-control-allow-headers":
-                request.header("access-control-request-headers") ?? "*",
-              "access-control-max-age": "600",
-            }),
-      },
-      body: null,
-    };
-  }
+  if (request.method === "OPTIONS") return preflight(context.allowed, request);
   if (request.method !== "GET" && request.method !== "HEAD") {
-    throw new MethodNotAllowedError(request.method, "GET, HEAD, OPTIONS");
+    throw new MethodNotAllowedError(request.method, ALLOW);
   }
 
   const route = routeOf(path);
@@ -208,13 +216,28 @@ function respond(
           conditional(request, json(200, metadata, { "cache-control": "no-cache" })),
         );
     case "loader":
-      return loader().then((file) =>
+      return context.loaders[route.dev ? "development" : "production"]().then((file) =>
         conditional(request, {
           status: 200,
           headers: { "content-type": JS_TYPE, "cache-control": "no-cache", etag: file.etag },
           body: file.body,
         }),
       );
+    case "events":
+      if (context.events === undefined) {
+        throw new NotFoundError(
+          "No live-reload stream here: it is served in development only (live reload is off, or this is static mode).",
+        );
+      }
+      return {
+        status: 200,
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache, no-transform",
+          "x-accel-buffering": "no",
+        },
+        body: eventStream(context.events, request.signal),
+      };
     case "static":
       return staticResponse(handlers, request, route.path);
     default:
@@ -222,10 +245,33 @@ function respond(
   }
 }
 
+function preflight(allowed: ReadonlySet<string>, request: SvcRequest): SvcResponse {
+  const cors = corsFor(allowed, request.header("origin"));
+  return {
+    status: 204,
+    headers: {
+      allow: ALLOW,
+      ...(cors["access-control-allow-origin"] === undefined
+        ? {}
+        : {
+            "access-control-allow-methods": "GET, HEAD",
+            "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
+            "access-control-max-age": "600",
+          }),
+    },
+    body: null,
+  };
+}
+
+/**
+ * A bundle: `immutable` only for the URL that names this very version (`?<its hash>`), so no
+ * browser can pin old code; any other URL (no query, an older hash) revalidates by ETag.
+ */
 function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
+  const cacheControl = queryOf(request.url) === bundle.hash ? IMMUTABLE : "no-cache";
   return conditional(request, {
     status: 200,
-    headers: { "content-type": JS_TYPE, "cache-control": IMMUTABLE, etag: `"${bundle.hash}"` },
+    headers: { "content-type": JS_TYPE, "cache-control": cacheControl, etag: `"${bundle.hash}"` },
     body: bundle.code,
   });
 }
@@ -238,7 +284,7 @@ async function staticResponse(
   const relative = decodeStaticPath(raw);
   const file = relative === undefined ? undefined : await handlers.getStaticFile?.(relative);
   if (file === undefined) {
-    throw new NotFoundError(`No static file at ${truncate(`/static/${raw}`)}.`);
+    throw new NotFoundError(`No static file at ${truncate(`${STATIC_PATH}${raw}`)}.`);
   }
   return conditional(request, {
     status: 200,
@@ -257,7 +303,7 @@ interface LoadedFile {
 }
 
 /**
- * The loader script, read on first use and kept (it only changes when svc is upgraded). A
+ * A loader script, read on first use and kept (it only changes when svc is upgraded). A
  * failed read is not kept, so building `@svc/loader` later needs no restart.
  */
 function createLoaderFile(path: string | undefined): () => Promise<LoadedFile> {
@@ -329,7 +375,11 @@ function decodeName(raw: string): ComponentName {
   return parseComponentName(decoded);
 }
 
-function json(status: number, value: unknown, headers: Record<string, string> = {}): SvcResponse {
+function json(
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): SvcResponse & { body: string } {
   return {
     status,
     headers: { "content-type": JSON_TYPE, ...headers },
@@ -338,13 +388,13 @@ function json(status: number, value: unknown, headers: Record<string, string> = 
 }
 
 /** Adds an ETag (when missing) and answers 304 when the client already has this version. */
-function conditional(request: SvcRequest, response: SvcResponse): SvcResponse {
+function conditional(
+  request: SvcRequest,
+  response: SvcResponse & { body: Uint8Array | string },
+): SvcResponse {
   const etag =
     response.headers.etag ??
-    `"${createHash("sha1")
-      .update(response.body ?? "")
-      .digest("base64url")
-      .slice(0, 16)}"`;
+    `"${createHash("sha1").update(response.body).digest("base64url").slice(0, 16)}"`;
   response.headers.etag = etag;
   if (matchesEtag(request.header("if-none-match"), etag)) {
     const { "content-type": _type, ...headers } = response.headers;
@@ -367,6 +417,11 @@ function corsFor(allowed: ReadonlySet<string>, origin: string | undefined): Reco
   if (allowed.has("*")) return { "access-control-allow-origin": "*" };
   if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" };
   return { "access-control-allow-origin": origin, vary: "Origin" };
+}
+
+function queryOf(url: string): string | undefined {
+  const q = url.indexOf("?");
+  return q === -1 ? undefined : url.slice(q + 1);
 }
 
 function stripQuery(url: string): string {

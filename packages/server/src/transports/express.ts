@@ -1,29 +1,32 @@
 import type { RequestHandler as ExpressMiddleware } from "express";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import { type BridgeOptions, createBridgeHandler } from "../http/requestHandler.ts";
-import { answerNode } from "./node.ts";
-import { importPeer } from "./peer.ts";
+import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { answerNode } from "./internal/node.ts";
+import { checkPeer } from "./peer.ts";
 
-export type { BridgeOptions } from "../http/requestHandler.ts";
-
-await importPeer("express", "@svc/server/express", "express");
+export type { BridgeOptions } from "./bridgeHandler.ts";
 
 /**
- * The svc endpoints as an Express router (Express 4.21+ and 5). Everything below the mount
- * path is svc's: mount it on a prefix of its own, or after the app's routes that share it.
+ * The svc endpoints as Express middleware (Express 4.21+ and 5), live reload included in
+ * development. Everything below the mount path is svc's: mount it on a prefix of its own, or
+ * after the app's routes that share it.
  *
  * ```ts
- * app.use("/api", createRouter(registry));
+ * app.use("/api", svcExpress(registry));
  * ```
  */
-export function createRouter(
+export function svcExpress(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
 ): ExpressMiddleware {
+  checkPeer("express", "@svc/server/express", "express");
   const handle = createBridgeHandler(source, options);
   // Express has already cut the mount path from `req.url`, leaving the raw rest.
   return (req, res) => {
     answerNode(handle, req, res, req.url);
   };
 }
+
+/** @deprecated Renamed {@link svcExpress}; this alias goes in the next minor version. */
+export const createRouter = svcExpress;

@@ -1,43 +1,42 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import {
-  type BridgeOptions,
-  createBridgeHandler,
-  type SvcResponse,
-} from "../http/requestHandler.ts";
+import type { SvcResponse } from "../http/requestHandler.ts";
+import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowDepth, mountDepth } from "./mount.ts";
-import { toBuffer, toSvcRequest } from "./node.ts";
-import { importPeer } from "./peer.ts";
+import { checkPeer } from "./peer.ts";
 
-await importPeer("fastify", "@svc/server/fastify", "fastify");
+export type { BridgeOptions } from "./bridgeHandler.ts";
 
-export interface SvcPluginOptions extends BridgeOptions {
+export interface SvcFastifyOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
   registry?: ComponentRegistry;
   handlers?: Handlers;
 }
 
 /**
- * The svc endpoints as a Fastify 5 plugin. It is encapsulated (no `fastify-plugin`), so
- * `prefix` works. It routes `<prefix>/*` to svc; the app's own routes below the same prefix
- * still win, as Fastify prefers static and parametric routes over a wildcard.
+ * The svc endpoints as a Fastify 5 plugin, live reload included in development. It is
+ * encapsulated (no `fastify-plugin`), so `prefix` works. It routes `<prefix>/*` to svc; the
+ * app's own routes below the same prefix still win, as Fastify prefers static and parametric
+ * routes over a wildcard.
  *
  * ```ts
- * app.register(svcPlugin, { prefix: "/api", registry });
+ * app.register(svcFastify, { prefix: "/api", registry });
  * ```
  */
-export const svcPlugin: FastifyPluginAsync<SvcPluginOptions> = async (app, options) => {
+export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, options) => {
+  checkPeer("fastify", "@svc/server/fastify", "fastify");
   const source = options.handlers ?? options.registry;
   if (source === undefined) {
-    throw new TypeError("svcPlugin needs a `registry` (or `handlers`) option");
+    throw new TypeError("svcFastify needs a `registry` (or `handlers`) option");
   }
   const handle = createBridgeHandler(source, options);
   const depth = mountDepth(app.prefix);
   // Not an async handler: a warm bundle is sent in the same tick, with no promise made.
   app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
-    const response = handle(toSvcRequest(request.raw, url));
+    const response = handle(toSvcRequest(request.raw, url, reply.raw));
     return response instanceof Promise
       ? response.then((ready) => send(reply, ready))
       : send(reply, response);
@@ -46,7 +45,10 @@ export const svcPlugin: FastifyPluginAsync<SvcPluginOptions> = async (app, optio
 
 function send(reply: FastifyReply, { status, headers, body }: SvcResponse): FastifyReply {
   reply.code(status).headers(headers);
-  return reply.send(
-    body === null || typeof body === "string" ? (body ?? undefined) : toBuffer(body),
-  );
+  return reply.send(toNodeBody(body));
 }
+
+/** @deprecated Renamed {@link svcFastify}; this alias goes in the next minor version. */
+export const svcPlugin = svcFastify;
+/** @deprecated Renamed {@link SvcFastifyOptions}. */
+export type SvcPluginOptions = SvcFastifyOptions;

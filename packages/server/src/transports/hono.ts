@@ -1,34 +1,46 @@
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import { type BridgeOptions, createBridgeHandler } from "../http/requestHandler.ts";
-import { fromWebRequest, pathOf, toWebResponse } from "./fetch.ts";
-import { belowPattern } from "./mount.ts";
-import { importPeer } from "./peer.ts";
+import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
+import { createPatternMount } from "./mount.ts";
+import { checkPeer, requirePeer } from "./peer.ts";
 
-export type { BridgeOptions } from "../http/requestHandler.ts";
-
-const hono = await importPeer<typeof import("hono")>("hono", "@svc/server/hono", "hono");
+export type { BridgeOptions } from "./bridgeHandler.ts";
 
 /**
- * The svc endpoints as a Hono 4 sub-app, for `app.route(prefix, …)`. It speaks web-standard
- * `Request`/`Response`, so it runs wherever Hono does. Everything below the prefix is svc's.
+ * The svc endpoints as Hono 4 middleware, live reload included in development. It speaks
+ * web-standard `Request`/`Response`, so it runs wherever Hono does, and needs nothing of Hono
+ * at run time. Mount it on a wildcard path: everything below it is svc's.
  *
  * ```ts
- * app.route("/api", createRoutes(registry));
+ * app.use("/api/*", svcHono(registry));
  * ```
+ */
+export function svcHono(
+  source: ComponentRegistry | Handlers,
+  options: BridgeOptions = {},
+): MiddlewareHandler {
+  checkPeer("hono", "@svc/server/hono", "hono");
+  const handle = createBridgeHandler(source, options);
+  const below = createPatternMount();
+  // Not an async function: a warm bundle is answered in the same tick, with no promise made.
+  const middleware = (c: Parameters<MiddlewareHandler>[0]): Response | Promise<Response> => {
+    const url = below(pathOf(c.req.url), c.req.routePath);
+    const response = handle(fromWebRequest(c.req.raw, url));
+    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
+  };
+  return middleware as MiddlewareHandler;
+}
+
+/**
+ * @deprecated Use `app.use("/api/*", svcHono(registry))`. This returns a Hono sub-app for
+ * `app.route("/api", createRoutes(registry))`, and goes in the next minor version.
  */
 export function createRoutes(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
 ): Hono {
-  const handle = createBridgeHandler(source, options);
-  const routes = new hono.Hono();
-  // Not an async handler: a warm bundle is answered in the same tick, with no promise made.
-  routes.all("*", (c): Response | Promise<Response> => {
-    const url = belowPattern(pathOf(c.req.url), c.req.routePath);
-    const response = handle(fromWebRequest(c.req.raw, url));
-    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
-  });
-  return routes;
+  const { Hono } = requirePeer<typeof import("hono")>("hono", "@svc/server/hono", "hono");
+  return new Hono().all("*", svcHono(source, options));
 }

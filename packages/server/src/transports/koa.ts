@@ -1,41 +1,39 @@
 import type { Context, Middleware } from "koa";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import {
-  type BridgeOptions,
-  createBridgeHandler,
-  type SvcResponse,
-} from "../http/requestHandler.ts";
+import type { SvcResponse } from "../http/requestHandler.ts";
+import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
-import { toBuffer, toSvcRequest } from "./node.ts";
-import { importPeer } from "./peer.ts";
+import { checkPeer } from "./peer.ts";
 
-await importPeer("koa", "@svc/server/koa", "koa");
+export type { BridgeOptions } from "./bridgeHandler.ts";
 
-export interface KoaMiddlewareOptions extends BridgeOptions {
+export interface SvcKoaOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (wherever the app is). */
   prefix?: string;
 }
 
 /**
- * The svc endpoints as Koa middleware (Koa 2.15+ and 3). Requests outside `prefix` go on to
- * the next middleware; everything below it is svc's.
+ * The svc endpoints as Koa middleware (Koa 2.15+ and 3), live reload included in development.
+ * Requests outside `prefix` go on to the next middleware; everything below it is svc's.
  *
  * ```ts
- * app.use(createMiddleware(registry, { prefix: "/api" }));
+ * app.use(svcKoa(registry, { prefix: "/api" }));
  * ```
  */
-export function createMiddleware(
+export function svcKoa(
   source: ComponentRegistry | Handlers,
-  options: KoaMiddlewareOptions = {},
+  options: SvcKoaOptions = {},
 ): Middleware {
+  checkPeer("koa", "@svc/server/koa", "koa");
   const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
   return function svc(ctx, next) {
     const url = belowPrefix(ctx.url, prefix);
     if (url === undefined) return next();
-    const response = handle(toSvcRequest(ctx.req, url));
+    const response = handle(toSvcRequest(ctx.req, url, ctx.res));
     if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
     answer(ctx, response);
   };
@@ -45,7 +43,10 @@ function answer(ctx: Context, { status, headers, body }: SvcResponse): void {
   ctx.status = status;
   ctx.set(headers);
   // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
-  if (body !== null) {
-    ctx.body = typeof body === "string" ? body : toBuffer(body);
-  }
+  if (body !== null) ctx.body = toNodeBody(body);
 }
+
+/** @deprecated Renamed {@link svcKoa}; this alias goes in the next minor version. */
+export const createMiddleware = svcKoa;
+/** @deprecated Renamed {@link SvcKoaOptions}. */
+export type KoaMiddlewareOptions = SvcKoaOptions;

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { belowDepth, belowPattern, belowPrefix, mountDepth, resolvePrefix } from "./mount.ts";
+import { belowDepth, belowPrefix, createPatternMount, mountDepth, resolvePrefix } from "./mount.ts";
+
+const belowPattern = createPatternMount();
 
 /** What `belowDepth` must answer, written the slow, obvious way. */
 function reference(url: string, depth: number): string {

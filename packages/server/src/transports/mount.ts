@@ -17,22 +17,23 @@ export function belowPrefix(url: string, prefix: string): string | undefined {
 }
 
 /**
- * The part of the raw `url` below the mount point of a framework route `pattern` that ends in
- * a wildcard (`/api/*`, `/ui/:tenant/*`, `/api/*path`, `/api/{*path}`). The mount is as many
- * path segments as the pattern has before its wildcard; they are cut from the raw URL, so the
- * rest keeps its exact (still percent-encoded) form, whatever the router decoded for itself.
+ * The part of a raw `url` below the mount point of a framework route pattern that ends in a
+ * wildcard (`/api/*`, `/ui/:tenant/*`, `/api/*path`, `/api/{*path}`). The mount is as many path
+ * segments as the pattern has before its wildcard; they are cut from the raw URL, so the rest
+ * keeps its exact (still percent-encoded) form, whatever the router decoded for itself. Each
+ * bridge instance makes its own: the pattern's depth is worked out once per pattern it sees.
  */
-export function belowPattern(url: string, pattern: string): string {
-  if (pattern !== lastPattern) {
-    lastPattern = pattern;
-    lastDepth = mountDepth(pattern);
-  }
-  return belowDepth(url, lastDepth);
+export function createPatternMount(): (url: string, pattern: string) => string {
+  let lastPattern: string | undefined;
+  let lastDepth = 0;
+  return (url, pattern) => {
+    if (pattern !== lastPattern) {
+      lastPattern = pattern;
+      lastDepth = mountDepth(pattern);
+    }
+    return belowDepth(url, lastDepth);
+  };
 }
-
-// A bridge's route pattern is the same on every request: its depth is worked out once.
-let lastPattern: string | undefined;
-let lastDepth = 0;
 
 /** How many path segments a route pattern has before its wildcard (all, without one). */
 export function mountDepth(pattern: string): number {

@@ -1,26 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ConfigurableModuleCls } from "@nestjs/common";
+import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import {
-  type BridgeOptions,
-  createBridgeHandler,
-  type RequestHandler,
-} from "../http/requestHandler.ts";
-import { belowPattern } from "./mount.ts";
-import { toSvcRequest, writeNodeResponse } from "./node.ts";
-import { importPeer } from "./peer.ts";
+import type { RequestHandler } from "../http/requestHandler.ts";
+import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { toSvcRequest, writeNodeResponse } from "./internal/node.ts";
+import { createPatternMount } from "./mount.ts";
+import { requirePeer } from "./peer.ts";
 
-const nest = await importPeer<typeof import("@nestjs/common")>(
-  "@nestjs/common",
-  "@svc/server/nest",
-  "@nestjs/common @nestjs/core",
-);
-const { HttpAdapterHost } = await importPeer<typeof import("@nestjs/core")>(
-  "@nestjs/core",
-  "@svc/server/nest",
-  "@nestjs/common @nestjs/core",
-);
+export type { BridgeOptions } from "./bridgeHandler.ts";
 
 export interface SvcModuleOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
@@ -28,8 +16,92 @@ export interface SvcModuleOptions extends BridgeOptions {
   handlers?: Handlers;
 }
 
+/** `SvcModule.forRootAsync`: the options made by a factory with injected providers. */
+export interface SvcModuleAsyncOptions extends Pick<ModuleMetadata, "imports"> {
+  // biome-ignore lint/suspicious/noExplicitAny: Nest's own factory type
+  useFactory: (...args: any[]) => SvcModuleOptions | Promise<SvcModuleOptions>;
+  // biome-ignore lint/suspicious/noExplicitAny: Nest's injection tokens
+  inject?: any[];
+}
+
 const OPTIONS = Symbol("svc:module-options");
 const REQUEST_HANDLER = Symbol("svc:request-handler");
+const INSTALL = "@nestjs/common @nestjs/core";
+
+type Common = typeof import("@nestjs/common");
+type Core = typeof import("@nestjs/core");
+
+/** Nest itself, loaded on first use (not at import: `require()` of this module must work). */
+function nest(): { common: Common; core: Core } {
+  return {
+    common: requirePeer<Common>("@nestjs/common", "@svc/server/nest", INSTALL),
+    core: requirePeer<Core>("@nestjs/core", "@svc/server/nest", INSTALL),
+  };
+}
+
+/**
+ * The svc endpoints as a NestJS 11 dynamic module, on the Express or the Fastify platform,
+ * live reload included in development. It loads from ESM and from CommonJS (the Nest CLI's
+ * default). Mount it with `RouterModule` (or a global prefix):
+ *
+ * ```ts
+ * imports: [
+ *   SvcModule.forRoot({ registry }),
+ *   RouterModule.register([{ path: "api", module: SvcModule }]),
+ * ]
+ * ```
+ *
+ * `SvcModule.forRootAsync({ imports, inject, useFactory })` takes the options from other
+ * providers (a config service, say).
+ */
+export class SvcModule {
+  static forRoot(options: SvcModuleOptions): DynamicModule {
+    return defineModule([{ provide: OPTIONS, useValue: options }]);
+  }
+
+  static forRootAsync(options: SvcModuleAsyncOptions): DynamicModule {
+    return defineModule(
+      [{ provide: OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }],
+      options.imports,
+    );
+  }
+}
+
+let decorated = false;
+
+function defineModule(
+  optionProviders: Provider[],
+  imports: ModuleMetadata["imports"] = [],
+): DynamicModule {
+  const { common, core } = nest();
+  if (!decorated) {
+    common.Module({})(SvcModule);
+    decorated = true;
+  }
+  const controller = createController(common);
+  return {
+    module: SvcModule,
+    imports,
+    controllers: [controller],
+    providers: [
+      ...optionProviders,
+      {
+        provide: REQUEST_HANDLER,
+        inject: [OPTIONS, core.HttpAdapterHost],
+        // Providers are made when the application is created, routes registered when it
+        // starts: the route is added here, once the platform is known.
+        useFactory: (options: SvcModuleOptions, host: InstanceType<Core["HttpAdapterHost"]>) => {
+          const source = options.handlers ?? options.registry;
+          if (source === undefined) {
+            throw new TypeError("SvcModule.forRoot needs a `registry` (or `handlers`) option");
+          }
+          routeFor(common, controller, host.httpAdapter.getType());
+          return createBridgeHandler(source, options);
+        },
+      },
+    ],
+  };
+}
 
 /** The platform objects a Nest route handler receives, on Express or on Fastify. */
 type PlatformRequest = IncomingMessage & {
@@ -48,9 +120,10 @@ type PlatformResponse = ServerResponse & {
  * class of its own, because the route's path is only known once the platform is: Express 5
  * wants a named wildcard (`*path`), Fastify's router a bare `*`, and neither takes the other.
  */
-function createController() {
+function createController(common: Common) {
   class SvcController {
     readonly #handle: RequestHandler;
+    readonly #below = createPatternMount();
 
     constructor(handle: RequestHandler) {
       this.#handle = handle;
@@ -60,11 +133,11 @@ function createController() {
     serve(req: PlatformRequest, res: PlatformResponse): Promise<void> | undefined {
       const raw = req.raw ?? req;
       const pattern = req.route?.path ?? req.routeOptions?.url ?? "";
-      const url = belowPattern(raw.url ?? "/", pattern);
+      const url = this.#below(raw.url ?? "/", pattern);
       // On Fastify, take the reply over, so Fastify does not send one of its own.
       res.hijack?.();
-      const response = this.#handle(toSvcRequest(raw, url));
       const out = res.raw ?? res;
+      const response = this.#handle(toSvcRequest(raw, url, out));
       if (response instanceof Promise) {
         return response.then((ready) => writeNodeResponse(out, ready));
       }
@@ -72,66 +145,15 @@ function createController() {
       return undefined;
     }
   }
-  nest.Controller()(SvcController);
-  nest.Inject(REQUEST_HANDLER)(SvcController, undefined, 0);
-  nest.Req()(SvcController.prototype, "serve", 0);
-  nest.Res()(SvcController.prototype, "serve", 1);
+  common.Controller()(SvcController);
+  common.Inject(REQUEST_HANDLER)(SvcController, undefined, 0);
+  common.Req()(SvcController.prototype, "serve", 0);
+  common.Res()(SvcController.prototype, "serve", 1);
   return SvcController;
 }
 
-function routeFor(controller: ReturnType<typeof createController>, platform: string): void {
+function routeFor(common: Common, controller: { prototype: object }, platform: string): void {
   const proto = controller.prototype;
   const descriptor = Object.getOwnPropertyDescriptor(proto, "serve") as PropertyDescriptor;
-  nest.All(platform === "fastify" ? "*" : "*path")(proto, "serve", descriptor);
+  common.All(platform === "fastify" ? "*" : "*path")(proto, "serve", descriptor);
 }
-
-const { ConfigurableModuleClass } = new nest.ConfigurableModuleBuilder<SvcModuleOptions>({
-  optionsInjectionToken: OPTIONS,
-})
-  .setClassMethodName("forRoot")
-  .setExtras({}, (definition) => {
-    const controller = createController();
-    return {
-      ...definition,
-      controllers: [controller],
-      providers: [
-        ...(definition.providers ?? []),
-        {
-          provide: REQUEST_HANDLER,
-          inject: [OPTIONS, HttpAdapterHost],
-          // Providers are made when the application is created, routes registered when it
-          // starts: the route is added here, once the platform is known.
-          useFactory: (options: SvcModuleOptions, host: InstanceType<typeof HttpAdapterHost>) => {
-            const source = options.handlers ?? options.registry;
-            if (source === undefined) {
-              throw new TypeError("SvcModule.forRoot needs a `registry` (or `handlers`) option");
-            }
-            routeFor(controller, host.httpAdapter.getType());
-            return createBridgeHandler(source, options);
-          },
-        },
-      ],
-    };
-  })
-  .build();
-
-/**
- * The svc endpoints as a NestJS 11 dynamic module, on the Express or the Fastify platform.
- * Mount it with `RouterModule` (or a global prefix):
- *
- * ```ts
- * imports: [
- *   SvcModule.forRoot({ registry }),
- *   RouterModule.register([{ path: "api", module: SvcModule }]),
- * ]
- * ```
- *
- * `SvcModule.forRootAsync({ imports, inject, useFactory })` takes the options from other
- * providers (a config service, say).
- */
-export class SvcModule extends (ConfigurableModuleClass as ConfigurableModuleCls<
-  SvcModuleOptions,
-  "forRoot"
->) {}
-
-nest.Module({})(SvcModule);

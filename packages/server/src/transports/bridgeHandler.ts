@@ -1,0 +1,49 @@
+import type { ComponentRegistry } from "../components/componentRegistry.ts";
+import { createLiveReload, type LiveReload, type LiveReloadOptions } from "../dev/liveReload.ts";
+import { type HandlerOptions, type Handlers, resolveHandlers } from "../http/handlers.ts";
+import {
+  createRequestHandler,
+  type RequestHandler,
+  type RequestHandlerOptions,
+} from "../http/requestHandler.ts";
+
+/** What every transport accepts: the handler-set options, the HTTP ones, and live reload. */
+export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {
+  /**
+   * Live reload: `GET {prefix}/events` tells pages (`<SvcProvider live>`, the loader's
+   * `data-svc-live`, the playground) which components changed. `true`, its options, or a live
+   * reload of your own (`createLiveReload(handlers)`); `false` turns it off. Default: on in
+   * development — off in static mode and when `NODE_ENV` is `production`. It watches the
+   * sources only while a page listens.
+   */
+  live?: boolean | LiveReloadOptions | LiveReload;
+}
+
+/** A request handler with its live reload, when it has one. */
+export interface BridgeHandler extends RequestHandler {
+  readonly live: LiveReload | undefined;
+}
+
+/**
+ * The request handler every transport wraps: builds the handler set once (unless given one),
+ * its live reload (in development), and the request handler; the transport then only
+ * translates requests and responses.
+ */
+export function createBridgeHandler(
+  source: ComponentRegistry | Handlers,
+  options: BridgeOptions = {},
+): BridgeHandler {
+  const handlers = resolveHandlers(source, options);
+  const live = resolveLive(handlers, options);
+  const handle = createRequestHandler(handlers, { ...options, events: live });
+  return Object.assign(handle, { live });
+}
+
+function resolveLive(handlers: Handlers, options: BridgeOptions): LiveReload | undefined {
+  const { live } = options;
+  if (live === false) return undefined;
+  if (typeof live === "object" && "check" in live) return live;
+  const development = options.staticMode !== true && process.env.NODE_ENV !== "production";
+  if (live === undefined && !development) return undefined;
+  return createLiveReload(handlers, typeof live === "object" ? live : {});
+}

@@ -1,0 +1,106 @@
+/**
+ * The one translation between Node's `http` objects and the core's request and response,
+ * shared by every Node-style transport (the node handler, Express, Fastify, Koa, Nest).
+ * Internal: not part of the package's API.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { RequestHandler, SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
+
+/** Runs `handle` for a node request whose path below the mount point is `url`. */
+export function answerNode(
+  handle: RequestHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+): void {
+  const response = handle(toSvcRequest(req, url, res));
+  if (response instanceof Promise) {
+    void response.then((ready) => writeNodeResponse(res, ready));
+  } else {
+    writeNodeResponse(res, response);
+  }
+}
+
+/**
+ * The core's view of a node request whose path below the mount point is `url`. Its `signal`
+ * aborts when the connection closes before the answer is complete (`res`, when given).
+ */
+export function toSvcRequest(req: IncomingMessage, url: string, res?: ServerResponse): SvcRequest {
+  return new NodeRequest(req, url, res);
+}
+
+/** One object per request (the header reader lives on the prototype, not in a closure). */
+class NodeRequest implements SvcRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(req: IncomingMessage, url: string, res: ServerResponse | undefined) {
+    this.method = req.method ?? "GET";
+    this.url = url;
+    this.#req = req;
+    this.#res = res;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  /** Made on first use: most requests never ask. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const target = this.#res ?? this.#req;
+      const abort = () => {
+        if (!(this.#res?.writableFinished ?? false)) controller.abort();
+      };
+      if (target.destroyed) abort();
+      else target.once("close", abort);
+    }
+    return this.#controller.signal;
+  }
+}
+
+/** Writes a core response to a node response, unless the client has gone. */
+export function writeNodeResponse(res: ServerResponse, response: SvcResponse): void {
+  const { body } = response;
+  if (res.destroyed || res.headersSent) {
+    if (body instanceof ReadableStream) void body.cancel();
+    return;
+  }
+  if (body instanceof ReadableStream) {
+    res.writeHead(response.status, response.headers);
+    res.flushHeaders();
+    const stream = Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
+    // Whoever ends first ends the other: the client going away cancels the stream.
+    res.once("close", () => stream.destroy());
+    stream.once("error", () => res.destroy());
+    stream.pipe(res);
+    return;
+  }
+  if (body !== null) {
+    response.headers["content-length"] = String(
+      typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+    );
+  }
+  res.writeHead(response.status, response.headers);
+  res.end(body ?? undefined);
+}
+
+/**
+ * A body as frameworks that take Node values want it: bytes as a `Buffer` (a view, no copy),
+ * a stream as a Node `Readable`.
+ */
+export function toNodeBody(body: SvcResponse["body"]): Buffer | string | Readable | undefined {
+  if (body === null) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof ReadableStream) {
+    return Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
+  }
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}

@@ -1,0 +1,34 @@
+/**
+ * The translation between web-standard `Request`/`Response` and the core's request and
+ * response, shared by the fetch handler and Hono. Internal: not part of the package's API.
+ */
+import type { SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
+
+/**
+ * Path and query of an absolute URL, as written. A `Request`'s URL has been through the
+ * WHATWG URL parser already, which removes dot segments (`/a/../b`, also `%2e%2e`) and
+ * re-encodes some characters, so this is what svc sees from any fetch-based runtime.
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const hash = url.indexOf("#", start);
+  return hash === -1 ? url.slice(start) : url.slice(start, hash);
+}
+
+/** The core's view of a web-standard request whose path below the mount point is `url`. */
+export function fromWebRequest(request: Request, url: string): SvcRequest {
+  return {
+    method: request.method,
+    url,
+    header: (name) => request.headers.get(name) ?? undefined,
+    signal: request.signal,
+  };
+}
+
+export function toWebResponse(response: SvcResponse): Response {
+  return new Response(response.body as ConstructorParameters<typeof Response>[0], {
+    status: response.status,
+    headers: response.headers,
+  });
+}
