@@ -54,6 +54,7 @@ function nest(): { common: Common; core: Core } {
  * `SvcModule.forRootAsync({ imports, inject, useFactory })` takes the options from other
  * providers (a config service, say).
  */
+// biome-ignore lint/complexity/noStaticOnlyClass: a Nest module is a class Nest knows by identity
 export class SvcModule {
   static forRoot(options: SvcModuleOptions): DynamicModule {
     return defineModule([{ provide: OPTIONS, useValue: options }]);
