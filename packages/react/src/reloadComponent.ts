@@ -39,6 +39,9 @@ export async function showComponentFailure(
   options: Omit<ReloadComponentOptions, "hash">,
 ): Promise<void> {
   const { client, queryClient } = options;
+  // The last good version's URL (`?<hash>`) may sit in the browser's cache for good: ask for
+  // the current one instead, so the failure is what comes back.
+  client.setHash(name, undefined);
   const state = queryClient.getQueryState(["component", name]);
   if (state === undefined || (state.status === "error" && state.data === undefined)) return;
   client.invalidate(name);

@@ -56,8 +56,12 @@ export interface SvcClient {
   loadMetadata(name: string): Promise<ComponentMetadata>;
   /** The manifest (static mode only; fetched once). */
   loadManifest(): Promise<Manifest>;
-  /** Records a component's current hash; a later `load` fetches that version. */
-  setHash(name: string, hash: string): void;
+  /**
+   * Records a component's current hash; a later `load` fetches that version (`?<hash>`, which
+   * the server lets browsers cache for good). `undefined` forgets it: the next `load` asks
+   * for whatever is current, revalidating any copy the browser holds.
+   */
+  setHash(name: string, hash: string | undefined): void;
   /** Forgets cached bundles and metadata (of one component, or all), e.g. after an edit. */
   invalidate(name?: string): void;
 }
@@ -228,7 +232,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     },
 
     setHash(name, hash) {
-      hashes.set(name, hash);
+      if (hash === undefined) hashes.delete(name);
+      else hashes.set(name, hash);
     },
 
     invalidate(name) {

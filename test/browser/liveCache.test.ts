@@ -1,0 +1,139 @@
+/**
+ * An error always reaches the page, also after a good save: with the browser's HTTP cache on
+ * (no request interception, which would turn it off), a page that got `card.js?<hash>` after
+ * one save must show the build error of the next, broken save — not its cached copy of the
+ * last good version — in a React app with `<SvcProvider live>`, with the loader's
+ * `data-svc-live`, and in the playground. Then a fix shows the new version.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlayground } from "../../packages/server/playground/build.ts";
+import {
+  ComponentRegistry,
+  type DevServer,
+  silentLogger,
+  startDevServer,
+} from "../../packages/server/src/index.ts";
+import {
+  launchBrowser,
+  makeTempDir,
+  removeDir,
+  startTestServer,
+  type TestServer,
+  writeFiles,
+} from "./helpers.ts";
+
+const card = (text: string) =>
+  `export default function Card() {\n  return <p className="card-text">${text}</p>;\n}\n`;
+const BROKEN = "export default function Card() {\n  return <p>;\n}\n";
+
+let browser: Browser;
+let dir: string;
+let server: TestServer;
+let dev: DevServer;
+
+beforeAll(async () => {
+  const [launched, root, app] = await Promise.all([
+    launchBrowser(),
+    makeTempDir("svc-live-cache-"),
+    esbuild.build({
+      entryPoints: [fileURLToPath(new URL("./fixtures/liveCardApp.tsx", import.meta.url))],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      jsx: "automatic",
+      conditions: ["source"],
+      define: { "process.env.NODE_ENV": '"development"' },
+      logLevel: "silent",
+    }),
+    buildPlayground(),
+  ]);
+  browser = launched;
+  dir = root;
+  await writeFiles(dir, { "card/index.tsx": card("one") });
+  server = await startTestServer({
+    registry: new ComponentRegistry(dir, { logger: silentLogger }),
+    handlerOptions: { logger: silentLogger },
+    pages: {
+      "/app.html": {
+        body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
+      },
+      "/app.js": { body: app.outputFiles[0]?.text ?? "" },
+      "/loader.html": {
+        body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
+      },
+    },
+  });
+  dev = await startDevServer({
+    registry: new ComponentRegistry(dir, { logger: silentLogger }),
+    host: "127.0.0.1",
+    port: 0,
+    logger: silentLogger,
+    logRequests: false,
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await dev?.close();
+  await removeDir(dir);
+});
+
+const save = (text: string) => writeFile(join(dir, "card/index.tsx"), text);
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+const textOf = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .textContent({ timeout: 500 })
+    .catch(() => null);
+
+describe("live reload with the browser's HTTP cache on", () => {
+  const clients = [
+    {
+      name: "a React app with <SvcProvider live>",
+      url: () => `${server.url}/app.html`,
+      root: "#card",
+    },
+    {
+      name: "the loader with data-svc-live",
+      url: () => `${server.url}/loader.html`,
+      root: "#card",
+    },
+    { name: "the playground", url: () => `${dev.url}/#/card`, root: ".pg-stage" },
+  ];
+
+  for (const client of clients) {
+    it(`${client.name}: a broken save after a good one shows the error; the fix shows the new version`, async () => {
+      await save(card("one"));
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(client.url());
+        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("one");
+
+        await save(card("two"));
+        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("two");
+        // The good version came under its own hash: immutable, now in the browser's cache.
+
+        await save(BROKEN);
+        await poll(() => textOf(page, `${client.root} [role=alert]`)).toMatch(
+          /index\.tsx:\d+:\d+: /,
+        );
+        expect(await page.locator(`${client.root} .card-text`).count()).toBe(0);
+
+        await save(card("three"));
+        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("three");
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
