@@ -8,16 +8,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ComponentRegistry, type DevServer, silentLogger, startDevServer } from "@svc/server";
 import * as esbuild from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
-import {
-  ComponentRegistry,
-  type DevServer,
-  silentLogger,
-  startDevServer,
-} from "../../packages/server/src/index.ts";
 import {
   launchBrowser,
   makeTempDir,

@@ -50,6 +50,7 @@ interface ServeFlags extends CommonFlags {
   host?: string;
   port?: unknown;
   corsOrigin?: unknown;
+  allowedHost?: unknown;
   buildDir?: string;
   static?: boolean;
 }
@@ -81,13 +82,14 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
     host: flags.host,
     port: flags.port === undefined ? undefined : parsePort(flags.port),
     corsOrigins: asList(flags.corsOrigin),
+    allowedHosts: asList(flags.allowedHost),
     buildDir: flags.buildDir,
     static: givenBoolean(argv, "static"),
   };
   const config = await resolveConfig({ configFile: flags.config, flags: configFlags });
   const logger = consoleLogger;
   for (const warning of config.warnings) logger.warn(warning);
-  const { host, port, corsOrigins, buildDir } = config.serve;
+  const { host, port, corsOrigins, allowedHosts, buildTimeoutMs, buildDir } = config.serve;
   if (config.serve.static && buildDir === undefined) {
     throw new UsageError(
       "--static needs a build directory — pass --build-dir DIR (the output of svc build) or set SVC_BUILD_DIR",
@@ -101,6 +103,8 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       host,
       port,
       corsOrigins,
+      allowedHosts,
+      buildTimeoutMs,
       buildDir,
       staticMode: config.serve.static,
       live: givenBoolean(argv, "live") ?? true,
@@ -133,6 +137,16 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
   if (buildDir !== undefined) logger.info(`  static:     ${shown}/static/svc/manifest.json`);
   logger.info(`  loader:     ${shown}/svc/loader.js`);
   logger.info(`  playground: ${shown}/`);
+  if (host === "0.0.0.0" || host === "::") {
+    logger.warn(
+      `svc serve listens on all interfaces (${host}), so other machines on your network can reach it and read your components' sources — pass --host 127.0.0.1 to keep it on this machine`,
+    );
+  }
+  if (allowedHosts === true) {
+    logger.warn(
+      "serve.allowedHosts is true: any Host is answered, so a web page elsewhere can read your sources through DNS rebinding",
+    );
+  }
   const stop = (signal: string) => {
     logger.info(`svc: ${signal}, shutting down`);
     void server.close().then(async () => {
@@ -215,6 +229,10 @@ export function createCli() {
       .option(
         "--cors-origin <origin>",
         `Origin allowed cross-origin GET access; repeat for several (default: ${DEFAULT_DEV_ORIGIN})`,
+      )
+      .option(
+        "--allowed-host <host>",
+        "Host name answered besides IP addresses and localhost (.example.com: and its subdomains); repeat for several",
       )
       .option(
         "--build-dir <dir>",

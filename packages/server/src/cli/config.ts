@@ -73,6 +73,14 @@ export interface SvcConfig {
     port?: number;
     /** Origins allowed cross-origin GET access. Default: ["http://localhost:5173"]. */
     corsOrigins?: string[];
+    /**
+     * `Host` names answered besides IP addresses and `localhost` (`.example.com`: it and its
+     * subdomains); `true` answers any (then pages elsewhere can read your sources through DNS
+     * rebinding). Default: none.
+     */
+    allowedHosts?: string[] | true;
+    /** How long one build may take before it answers a `BundleError`, in ms. Default: 30 000. */
+    buildTimeoutMs?: number;
     /** Serve pre-built bundles from this `svc build` output when it holds a manifest. */
     buildDir?: string;
     /** Static mode: the bundle endpoint answers 404. Default: false. */
@@ -96,6 +104,7 @@ export interface ConfigFlags {
   host?: string;
   port?: number;
   corsOrigins?: readonly string[];
+  allowedHosts?: readonly string[];
   buildDir?: string;
   static?: boolean;
 }
@@ -121,6 +130,8 @@ export interface ResolvedConfig {
     host: string;
     port: number;
     corsOrigins: string[];
+    allowedHosts: string[] | true;
+    buildTimeoutMs: number;
     buildDir: string | undefined;
     static: boolean;
   };
@@ -216,6 +227,11 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
         flags.corsOrigins !== undefined && flags.corsOrigins.length > 0
           ? [...flags.corsOrigins]
           : (config.serve?.corsOrigins ?? [DEFAULT_DEV_ORIGIN]),
+      allowedHosts:
+        config.serve?.allowedHosts === true
+          ? true
+          : [...(config.serve?.allowedHosts ?? []), ...(flags.allowedHosts ?? [])],
+      buildTimeoutMs: config.serve?.buildTimeoutMs ?? 30_000,
       buildDir,
       static: flags.static ?? config.serve?.static ?? false,
     },
@@ -284,7 +300,7 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 const KEYS = {
   top: ["sources", "apps", "build", "serve"],
   build: ["output", "minify", "sourcemap", "compress"],
-  serve: ["host", "port", "corsOrigins", "buildDir", "static"],
+  serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
 } as const;
 
 /** Checks the shape of a config value, so a typo fails at start with the key named. */
@@ -350,6 +366,18 @@ function checkConfig(value: unknown, file: string): SvcConfig {
     !(Array.isArray(origins) && origins.every((o) => typeof o === "string"))
   ) {
     fail("serve.corsOrigins must be an array of origins");
+  }
+  const hosts = serve.allowedHosts;
+  if (
+    hosts !== undefined &&
+    hosts !== true &&
+    !(Array.isArray(hosts) && hosts.every((h) => typeof h === "string" && h !== ""))
+  ) {
+    fail("serve.allowedHosts must be an array of host names, or true");
+  }
+  const timeout = serve.buildTimeoutMs;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0)) {
+    fail("serve.buildTimeoutMs must be a whole number of milliseconds above 0");
   }
   return value as SvcConfig;
 }

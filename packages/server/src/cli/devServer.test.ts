@@ -1,4 +1,5 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { init, parse } from "es-module-lexer";
@@ -315,5 +316,86 @@ describe("CORS", () => {
       headers: { origin: "http://localhost:5173" },
     });
     expect(dev.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("a dev server that cannot be turned against you", () => {
+  it("answers 403 HostNotAllowed to a Host it was not told, on the API and the playground alike", async () => {
+    const server = await serve(writeTree(baseTree), { allowedHosts: ["svc.test"] });
+    const asHost = (path: string, host: string) =>
+      rawRequest(server.url, path, { headers: { host } });
+    for (const path of [
+      "/api/bundles",
+      "/api/bundles/card.js",
+      "/",
+      "/svc/loader.js",
+      "/nothing",
+    ]) {
+      const refused = await asHost(path, "rebound.attacker.example");
+      expect([path, refused.status]).toEqual([path, 403]);
+      expectErrorBody(refused.body, "HostNotAllowed");
+      expect(refused.body).not.toContain("export default"); // no source leaves
+    }
+    for (const host of [
+      "localhost:8000",
+      "127.0.0.1:8000",
+      "[::1]:8000",
+      "svc.test:8000",
+      "app.localhost",
+    ]) {
+      expect([host, (await asHost("/api/bundles", host)).status]).toEqual([host, 200]);
+    }
+  });
+
+  it("sends X-Content-Type-Options: nosniff with every answer, its own 404s and the playground's files included", async () => {
+    const server = await serve(writeTree(baseTree));
+    const page = await fetch(`${server.url}/`);
+    const html = await page.text();
+    const asset = /\/svc\/playground\/[^"]+\.js/.exec(html)?.[0];
+    expect(asset).toBeDefined();
+    const paths = [
+      "/",
+      asset as string,
+      "/svc/playground/missing.js",
+      "/svc/loader.js",
+      "/svc/loader.dev.js",
+      "/api/bundles",
+      "/api/bundles/card.js",
+      "/api/bundles/missing.js",
+      "/api/nothing",
+      "/nothing/at/all",
+    ];
+    for (const path of paths) {
+      const res = await fetch(`${server.url}${path}`);
+      await res.arrayBuffer();
+      expect([path, res.headers.get("x-content-type-options")]).toEqual([path, "nosniff"]);
+    }
+  });
+
+  it("cuts slow-header connections off and never holds more connections than its limit", async () => {
+    const server = await serve(writeTree(baseTree), { headersTimeoutMs: 400, maxConnections: 8 });
+    const { port } = new URL(server.url);
+    const started = performance.now();
+    const sockets = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const socket = connect(Number(port), "127.0.0.1");
+        const closed = new Promise<number>((resolve) =>
+          socket.once("close", () => resolve(performance.now())),
+        );
+        socket.on("error", () => {});
+        socket.resume(); // read what the server sends (its 408), so the close is seen
+        socket.once("connect", () =>
+          socket.write("GET /api/bundles HTTP/1.1\r\nHost: localhost\r\nX-Slow: "),
+        );
+        return { socket, closed };
+      }),
+    );
+    // Past the limit, connections are dropped at once; the rest when their headers time out.
+    const closedAt = await Promise.all(sockets.map((s) => s.closed));
+    const early = closedAt.filter((t) => t - started < 300).length;
+    expect(early).toBeGreaterThanOrEqual(20 - 8);
+    expect(Math.max(...closedAt) - started).toBeLessThan(5_000);
+    const after = await fetch(`${server.url}/api/bundles`);
+    expect(after.status).toBe(200);
   });
 });

@@ -33,6 +33,25 @@ describe("parseSchema", () => {
   });
 });
 
+describe("parseSchema: depth", () => {
+  it("refuses a schema nested 200,000 levels deep as InvalidSchema, without a stack overflow", () => {
+    const deep = `{"type":"object","properties":{"a":${"[".repeat(200_000)}${"]".repeat(200_000)}}}`;
+    expect(() => parseSchema("deep", "deep/schema.json", deep)).toThrow(
+      expect.objectContaining({
+        kind: "InvalidSchema",
+        message: "deep/schema.json: nests deeper than 256 levels",
+      }),
+    );
+  });
+
+  it("accepts a schema nested as deep as real ones get", () => {
+    let property: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 50; i++) property = { type: "object", properties: { x: property } };
+    const text = JSON.stringify({ type: "object", properties: { root: property } });
+    expect(parseSchema("ok", "ok/schema.json", text).properties).toHaveProperty("root");
+  });
+});
+
 describe("buildMetadata", () => {
   it("fills both the nested and the flat shape from a schema", () => {
     const metadata = buildMetadata(

@@ -1,6 +1,7 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
@@ -127,5 +128,97 @@ describe("createLiveReload", () => {
     );
     writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
     expect(await changed).toMatchObject({ name: "card" });
+  });
+});
+
+/** inotify watches this process holds, read from /proc (Linux). */
+function inotifyWatches(): number {
+  let count = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    let target = "";
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (!target.includes("inotify")) continue;
+    const info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
+    count += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
+  }
+  return count;
+}
+
+describe("createLiveReload: what it costs", () => {
+  it("watches the sources but never node_modules or .git", async () => {
+    const tree: Record<string, string> = { ...typicalComponent("card") };
+    for (let i = 0; i < 150; i++) {
+      tree[`node_modules/pkg${i}/lib/index.js`] = "module.exports = 1;\n";
+      tree[`.git/objects/${i}/x`] = "x";
+    }
+    const dir = writeTree(tree);
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    await handlers.getBundle(cn("card"));
+    const before = inotifyWatches();
+    const changed = new Promise<LiveEvent>((resolve) =>
+      live.subscribe((e) => e.type === "change" && resolve(e)),
+    );
+    // Watching works (a change is announced) …
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(join(dir, "card/label.ts"), "export const label = (s: string) => s + '?';\n");
+    await changed;
+    // … with a watch per source directory, not one per directory of node_modules and .git.
+    const added = inotifyWatches() - before;
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThan(10);
+  });
+
+  it("re-reads no schema while nothing changed; a schema.json edit is read once", async () => {
+    const t = setup();
+    let reads = 0;
+    const getMetadata = t.handlers.getMetadata.bind(t.handlers);
+    t.handlers.getMetadata = (name) => {
+      reads++;
+      return getMetadata(name);
+    };
+    await t.handlers.getMetadata(cn("card"));
+    reads = 0;
+    for (let i = 0; i < 5; i++) await t.live.check();
+    expect(reads).toBe(0);
+    writeFileSync(join(t.dir, "card/schema.json"), JSON.stringify({ title: "Renamed" }));
+    await t.next((e) => e.type === "change");
+    expect(reads).toBe(1);
+  });
+
+  it("announces other components while one component's build hangs", async () => {
+    const dir = writeTree({ ...typicalComponent("stuck"), ...typicalComponent("fine") });
+    let hang = false;
+    const bundler: Bundler = {
+      bundle(component, options) {
+        if (hang && component.name === "stuck") return new Promise(() => {});
+        return esbuildBundler.bundle(component, options);
+      },
+    };
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+      bundler,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    await handlers.getBundle(cn("stuck"));
+    await handlers.getBundle(cn("fine"));
+    const events: LiveEvent[] = [];
+    live.subscribe((e) => events.push(e));
+    hang = true;
+    writeFileSync(join(dir, "stuck/label.ts"), "export const label = (s: string) => s;\n");
+    void live.check(); // stuck's check now waits on its build
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    writeFileSync(join(dir, "fine/label.ts"), "export const label = (s: string) => s + '.';\n");
+    await expect
+      .poll(() => events.some((e) => e.type === "change" && e.name === "fine"), { timeout: 5_000 })
+      .toBe(true);
   });
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
-import { type FSWatcher, watch } from "chokidar";
 import type { ComponentName } from "../components/names.ts";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { LiveSource } from "../http/eventStream.ts";
 import type { HandlerObserver, Handlers } from "../http/handlers.ts";
 import { stampOf } from "../util/fileStamp.ts";
+import { type SourceWatcher, watchSources } from "./sourceWatcher.ts";
 
 export type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
 
@@ -58,7 +58,7 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
   const checking = new Map<ComponentName, { running: Promise<void>; again: boolean }>();
   let names = registry.list().map((c) => c.name);
   let listingStale = false;
-  let watcher: FSWatcher | undefined;
+  let watcher: SourceWatcher | undefined;
   let poll: NodeJS.Timeout | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let closed = false;
@@ -158,29 +158,12 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
 
   function start(): void {
     if (options.watch !== false) {
-      watcher = watch(
-        registry.sources.map((s) => s.dir),
-        {
-          ignoreInitial: true,
-          persistent: false,
-          // Never inotify node_modules or dot-directories (.git): tens of thousands of watches.
-          ignored: (path) => {
-            const name = basename(path);
-            return name === "node_modules" || (name.startsWith(".") && name.length > 1);
-          },
-        },
+      watcher = watchSources(
+        registry.sources.map((source) => source.dir),
+        (listing) => soon(listing),
       );
-      watcher.on("all", (event, path) => {
-        // A directory or an entry file coming or going can change the listing.
-        const listing =
-          event === "addDir" || event === "unlinkDir" || /[/\\]index\.tsx?$/.test(path);
-        soon(listing && event !== "change");
-      });
-      // Changes made while the watcher was starting up raise no event: look once it is ready.
-      watcher.once("ready", () => soon(true));
-      watcher.on("error", (error) =>
-        logger.warn(`live reload: watching failed (${String(error)}); polling instead`),
-      );
+      // Changes made while the watches were being set up raise no event: look once they are.
+      void watcher.ready.then(() => soon(true));
     }
     const pollMs = options.pollMs ?? 1000;
     if (pollMs > 0) {
@@ -193,7 +176,7 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
     clearTimeout(debounce);
     clearInterval(poll);
     poll = undefined;
-    void watcher?.close();
+    watcher?.close();
     watcher = undefined;
   }
 
