@@ -15,6 +15,11 @@ describe("soak (short form)", () => {
     expect(report.serverErrors).toEqual([]);
     expect(report.requests).toBeGreaterThan(2000);
     expect(report.changes.edit + report.changes.add + report.changes.remove).toBeGreaterThan(300);
+    // Every way a resolution can change happened, and no stale answer survived any of them.
+    for (const kind of ["shadow", "tsconfig", "packageJson", "relink"] as const) {
+      expect([kind, report.changes[kind]]).toEqual([kind, expect.any(Number)]);
+      expect(report.changes[kind], kind).toBeGreaterThan(5);
+    }
     // Deliberately broken components did answer 500 (the check above is not vacuous).
     expect(report.byStatus["500"] ?? 0).toBeGreaterThan(0);
     // All bundles at once are several times the bound: an unbounded cache would exceed it.

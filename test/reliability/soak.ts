@@ -15,7 +15,15 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +56,13 @@ export interface SoakReport {
   seconds: number;
   requests: number;
   byStatus: Record<string, number>;
-  changes: Record<"edit" | "break" | "fix" | "add" | "remove", number>;
+  /**
+   * Edits, breakages, fixes, additions and removals of ordinary components; and the changes
+   * of how imports resolve: a `label.tsx` created over (or removed from over) `label.ts`, the
+   * tsconfig `paths` flipped between two directories, a package's `exports` flipped, and
+   * symbolic links re-pointed (a file's, and a whole component directory's).
+   */
+  changes: Record<ChangeKind, number>;
   /** Answers that contradict the files (with what was expected); must be empty. */
   failures: string[];
   /** 5xx answers for components that were never broken; must be 0. */
@@ -69,6 +83,23 @@ export interface SoakReport {
   /** Bundle bytes of all components at once: what an unbounded cache would hold. */
   allBundlesBytes: number;
 }
+
+type ChangeKind =
+  | "edit"
+  | "break"
+  | "fix"
+  | "add"
+  | "remove"
+  | "shadow"
+  | "tsconfig"
+  | "packageJson"
+  | "relink";
+
+/** How a special component's label is provided (see `resolutionChanges`). */
+type Special = "shadow" | "tsconfig" | "package" | "fileLink" | "dirLink";
+const SPECIALS: readonly Special[] = ["shadow", "tsconfig", "package", "fileLink", "dirLink"];
+/** Components of each special kind. */
+const PER_SPECIAL = 4;
 
 /** What a component was at one point of its history. */
 interface Epoch {
@@ -105,7 +136,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const tracked = new Map<string, Tracked>();
   const failures: string[] = [];
   const byStatus: Record<string, number> = {};
-  const changes = { edit: 0, break: 0, fix: 0, add: 0, remove: 0 };
+  const changes: Record<ChangeKind, number> = {
+    edit: 0,
+    break: 0,
+    fix: 0,
+    add: 0,
+    remove: 0,
+    shadow: 0,
+    tsconfig: 0,
+    packageJson: 0,
+    relink: 0,
+  };
   let unexpected5xx = 0;
   let requests = 0;
 
@@ -178,6 +219,157 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     t.settled = epoch;
   }
 
+  // —— components whose label comes through a resolution that the changes below flip ——
+  const specials = new Map<Special, Tracked[]>();
+  const labelOf = (t: Tracked, epoch: number) => `export const label = "${t.name}@${epoch}";\n`;
+  /** Writes `text` to `path` atomically (aside, then renamed over). */
+  const atomic = (path: string, text: string) => {
+    const temp = join(staging, `w-${randomBytes(4).toString("hex")}`);
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  };
+  /** `ln -sfn target link`: a new link renamed over the old one. */
+  const relink = (target: string, link: string) => {
+    const temp = join(staging, `l-${randomBytes(4).toString("hex")}`);
+    symlinkSync(target, temp);
+    renameSync(temp, link);
+  };
+  /** Which of two directories the tsconfig paths and the package's exports point at now. */
+  const side = { tsconfig: "a", package: "a" };
+  const writeTsconfig = () =>
+    atomic(
+      join(root, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { baseUrl: ".", paths: { "@label/*": [`labels-${side.tsconfig}/*`] } },
+      }),
+    );
+  const writePackage = () =>
+    atomic(
+      join(root, "node_modules/soak-labels/package.json"),
+      JSON.stringify({ name: "soak-labels", exports: { "./*": `./${side.package}/*.js` } }),
+    );
+  mkdirSync(join(root, "labels-a"));
+  mkdirSync(join(root, "labels-b"));
+  mkdirSync(join(root, "node_modules/soak-labels/a"), { recursive: true });
+  mkdirSync(join(root, "node_modules/soak-labels/b"));
+  mkdirSync(join(staging, "versions"));
+  writeTsconfig();
+  writePackage();
+  for (const kind of SPECIALS) {
+    const list: Tracked[] = [];
+    for (let i = 0; i < PER_SPECIAL; i++) {
+      const t: Tracked = {
+        name: `${kind.toLowerCase()}${i}`,
+        history: [{ exists: true, broken: false }],
+        settled: 0,
+        latest: 0,
+        hashes: new Map(),
+      };
+      tracked.set(t.name, t);
+      list.push(t);
+      const home = join(dir, t.name);
+      const source = {
+        shadow: "./label",
+        tsconfig: `@label/${t.name}`,
+        package: `soak-labels/${t.name}`,
+        fileLink: "./label",
+        dirLink: "./label",
+      }[kind];
+      const view = `import { label } from "${source}";\nexport default () => <p>{label}</p>;\n`;
+      if (kind === "dirLink") {
+        const version = join(staging, "versions", `${t.name}-0`);
+        mkdirSync(version);
+        writeFileSync(join(version, "index.tsx"), view.replace("<p>", "<p data-v>"));
+        writeFileSync(join(version, "label.ts"), labelOf(t, 0));
+        symlinkSync(version, home);
+        continue;
+      }
+      mkdirSync(home);
+      writeFileSync(join(home, "index.tsx"), view);
+      if (kind === "shadow") writeFileSync(join(home, "label.ts"), labelOf(t, 0));
+      if (kind === "tsconfig") writeFileSync(join(root, "labels-a", `${t.name}.ts`), labelOf(t, 0));
+      if (kind === "package") {
+        writeFileSync(join(root, "node_modules/soak-labels/a", `${t.name}.js`), labelOf(t, 0));
+      }
+      if (kind === "fileLink") {
+        mkdirSync(join(home, "variants"));
+        writeFileSync(join(home, "variants", "label-0.ts"), labelOf(t, 0));
+        symlinkSync("variants/label-0.ts", join(home, "label.ts"));
+      }
+    }
+    specials.set(kind, list);
+  }
+
+  /**
+   * One change of how the label of special components resolves. Each affected component
+   * begins a new epoch whose label only the new resolution reaches; the next bundle must
+   * carry it.
+   */
+  function resolutionChange(): void {
+    const kind = pick(SPECIALS) as Special;
+    const list = specials.get(kind) as Tracked[];
+    if (kind === "shadow") {
+      const t = pick(list) as Tracked;
+      const home = join(dir, t.name);
+      const epoch = t.history.length;
+      if (existsSync(join(home, "label.tsx"))) {
+        // Unshadow: label.ts (written first, unseen while shadowed) takes over again.
+        atomic(join(home, "label.ts"), labelOf(t, epoch));
+        begin(t, { exists: true, broken: false });
+        rmSync(join(home, "label.tsx"));
+      } else {
+        begin(t, { exists: true, broken: false });
+        atomic(join(home, "label.tsx"), labelOf(t, epoch));
+      }
+      t.settled = epoch;
+      changes.shadow++;
+      return;
+    }
+    if (kind === "tsconfig" || kind === "package") {
+      // Every component of the kind resolves through the one config: all change at once.
+      const next = side[kind] === "a" ? "b" : "a";
+      const epochs = list.map((t) => t.history.length);
+      list.forEach((t, i) => {
+        const file =
+          kind === "tsconfig"
+            ? join(root, `labels-${next}`, `${t.name}.ts`)
+            : join(root, "node_modules/soak-labels", next, `${t.name}.js`);
+        atomic(file, labelOf(t, epochs[i] as number));
+      });
+      for (const t of list) begin(t, { exists: true, broken: false });
+      side[kind] = next;
+      if (kind === "tsconfig") writeTsconfig();
+      else writePackage();
+      list.forEach((t, i) => {
+        t.settled = epochs[i] as number;
+      });
+      if (kind === "tsconfig") changes.tsconfig++;
+      else changes.packageJson++;
+      return;
+    }
+    const t = pick(list) as Tracked;
+    const epoch = t.history.length;
+    if (kind === "fileLink") {
+      const home = join(dir, t.name);
+      writeFileSync(join(home, "variants", `label-${epoch}.ts`), labelOf(t, epoch));
+      begin(t, { exists: true, broken: false });
+      relink(`variants/label-${epoch}.ts`, join(home, "label.ts"));
+    } else {
+      const version = join(staging, "versions", `${t.name}-${epoch}`);
+      mkdirSync(version);
+      writeFileSync(
+        join(version, "index.tsx"),
+        `import { label } from "./label";\nexport default () => <p data-v="${epoch}">{label}</p>;\n`,
+      );
+      writeFileSync(join(version, "label.ts"), labelOf(t, epoch));
+      begin(t, { exists: true, broken: false });
+      relink(version, join(dir, t.name));
+    }
+    t.settled = epoch;
+    changes.relink++;
+  }
+  const specialNames = new Set([...specials.values()].flat().map((t) => t.name));
+
   const server = await startServer(dir, cacheMaxBytes);
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency ?? 12 });
   try {
@@ -192,18 +384,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let changing = true;
 
     /** The components most requests go to; edited and broken, never removed. */
-    const hot = [...tracked.keys()].slice(0, 30);
+    const hot = [...tracked.keys()].filter((name) => !specialNames.has(name)).slice(0, 30);
+    hot.push(...specialNames);
 
     // —— the changes ——
     const changer = (async () => {
       let added = 0;
       while (changing && running()) {
         await sleep(options.changeEveryMs ?? 15);
-        const names = [...tracked.values()];
+        const names = [...tracked.values()].filter((t) => !specialNames.has(t.name));
         const existing = names.filter((t) => t.history[t.settled]?.exists);
         const roll = Math.random();
         const t = pick(existing);
-        if (roll < 0.05 || t === undefined) {
+        if (roll > 0.85) {
+          resolutionChange();
+        } else if (roll < 0.05 || t === undefined) {
           const name = `n${String(added++).padStart(4, "0")}`;
           const fresh: Tracked = {
             name,
@@ -227,7 +422,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         } else {
           const wasBroken = t.history[t.settled]?.broken ?? false;
           // Broken components get fixed; a few good ones get broken.
-          const broken = wasBroken ? Math.random() < 0.3 : roll > 0.97;
+          const broken = wasBroken ? Math.random() < 0.3 : roll > 0.82;
           const epoch = begin(t, { exists: true, broken });
           writeLabel(t.name, epoch, broken);
           t.settled = epoch;
