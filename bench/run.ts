@@ -22,6 +22,7 @@ const groups: Record<string, Group | undefined> = {
   build: await optional("./build.ts", "benchBuild"),
   bridges: await optional("./bridges.ts", "benchBridges"),
   load: await optional("./load.ts", "benchLoad"),
+  unknown: await optional("./unknown.ts", "benchUnknownNames"),
 };
 
 const only = process.argv.slice(2);

@@ -78,11 +78,11 @@ async function express(): Promise<[number, Close]> {
 
 async function fastify(): Promise<[number, Close]> {
   const { default: Fastify } = await import("fastify");
-  const { svcPlugin } = await import("@svc/server/fastify");
+  const { svcFastify } = await import("@svc/server/fastify");
   const app = Fastify();
   app.get("/plain/card.js", (_req, reply) => reply.headers(headers).send(code));
   app.get("/health", (_req, reply) => reply.type("application/json").send(HEALTH));
-  await app.register(svcPlugin, { prefix: "/api", handlers });
+  await app.register(svcFastify, { prefix: "/api", handlers });
   await app.listen({ port: 0, host: "127.0.0.1" });
   return [(app.server.address() as AddressInfo).port, () => app.close()];
 }

@@ -24,9 +24,9 @@ let port: number;
 let close: () => Promise<unknown>;
 if (mode === "fastify") {
   const { default: Fastify } = await import("fastify");
-  const { svcPlugin } = await import("@svc/server/fastify");
+  const { svcFastify } = await import("@svc/server/fastify");
   const app = Fastify();
-  await app.register(svcPlugin, { prefix: "/api", handlers });
+  await app.register(svcFastify, { prefix: "/api", handlers });
   await app.listen({ port: 0, host: "127.0.0.1" });
   port = (app.server.address() as AddressInfo).port;
   close = () => app.close();
