@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { DEV_LOADER_PATH, EVENTS_PATH, LOADER_PATH, STATIC_PATH } from "@svc/protocol";
-import { type ComponentName, parseComponentName } from "../components/names.ts";
+import { type ComponentName, MAX_NAME_LENGTH, parseComponentName } from "../components/names.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -365,6 +365,8 @@ function decodeStaticPath(raw: string): string | undefined {
  * becomes a {@link ComponentName}. Anything undecodable or malformed is an invalid name.
  */
 function decodeName(raw: string): ComponentName {
+  // Longer than any valid name can be, even fully percent-encoded: refused before decoding.
+  if (raw.length > MAX_NAME_LENGTH * 3) throw new InvalidComponentNameError(raw);
   if (!raw.includes("%")) return parseComponentName(raw);
   let decoded: string;
   try {
