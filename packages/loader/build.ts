@@ -6,11 +6,13 @@
  *
  * Run with `node build.ts` (Node 24 runs TypeScript directly), or import `buildLoader`.
  */
+import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
+const { version } = JSON.parse(readFileSync(`${here}package.json`, "utf8")) as { version: string };
 
 export interface BuildLoaderOptions {
   /** Output directory. Default: `packages/loader/dist`. */
@@ -42,6 +44,8 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     // Workspace packages are read from their TypeScript sources: no prior build needed.
     conditions: ["source"],
     banner: { js: banner },
+    // The loader's `window.svc.version` is its package's.
+    define: { __SVC_LOADER_VERSION__: JSON.stringify(version) },
     footer: { js: footer },
     legalComments: "none",
     logLevel: "warning",
@@ -51,13 +55,13 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       ...common,
       write: false,
       minify: true,
-      define: { "process.env.NODE_ENV": '"production"' },
+      define: { ...common.define, "process.env.NODE_ENV": '"production"' },
     }),
     esbuild.build({
       ...common,
       write: false,
       minify: false,
-      define: { "process.env.NODE_ENV": '"development"' },
+      define: { ...common.define, "process.env.NODE_ENV": '"development"' },
     }),
   ]);
   await mkdir(outdir, { recursive: true });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -134,6 +135,11 @@ describe("loader (API mode)", () => {
     await poll(() => page.locator("body > .portal").getAttribute("data-id")).toBe("one");
     // The loading placeholder is gone once the component is there.
     expect(await page.locator(".placeholder").count()).toBe(0);
+    // window.svc.version is the loader package's version, set when it was built.
+    const { version } = JSON.parse(
+      readFileSync(new URL("../../packages/loader/package.json", import.meta.url), "utf8"),
+    ) as { version: string };
+    expect(await page.evaluate(() => window.svc?.version)).toBe(version);
   });
 
   it("shows a failing component's error in its own container while the others keep working", async () => {

@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * Live preview for the admin product form. The form names its preview panel in
- * `data-live-preview` (a selector); the panel holds an svc widget rendered with
- * `renderWidget(…, { validateUrl })` and an element for errors. On every input
+ * `data-live-preview` (a selector); the panel names the validation endpoint in
+ * `data-preview-url` and holds an svc widget (`renderWidget`) and an element for errors. On every input
  * or change, debounced by 300 ms, the form is posted (multipart, with its file) to the
  * validation endpoint; the props it answers are handed to `svc.update`, its errors are shown
  * as text. Served as a file, so a page's CSP needs no 'unsafe-inline' for it.
@@ -13,12 +13,12 @@
   /** @param {HTMLFormElement} form */
   function attach(form) {
     const panel = document.querySelector(form.dataset.livePreview ?? "");
-    const widget = panel?.querySelector("[data-svc-component][data-svc-validate-url]");
+    const widget = panel?.querySelector("[data-svc-component]");
     const box = panel?.querySelector("[data-preview-errors]");
     if (!(widget instanceof HTMLElement) || !(box instanceof HTMLElement)) return;
     const container = widget;
     const errorBox = box;
-    const url = container.dataset.svcValidateUrl ?? "";
+    const url = panel instanceof HTMLElement ? (panel.dataset.previewUrl ?? "") : "";
 
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;

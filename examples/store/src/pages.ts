@@ -151,13 +151,7 @@ export function productFormPage(context: PageContext, page: ProductFormPage): st
       (message) => html`<p class="field-error" data-error-for="${field}">${message}</p>`,
     );
   const hasErrors = Object.keys(page.errors).length > 0 || page.formError !== undefined;
-  const preview = renderWidget(
-    "store:product_preview",
-    { ...page.previewProps },
-    {
-      validateUrl: `${base}/preview`,
-    },
-  );
+  const preview = renderWidget("store:product_preview", { ...page.previewProps });
   return layout(
     context,
     { title, scripts: ["/static/preview.js"] },
@@ -186,7 +180,7 @@ export function productFormPage(context: PageContext, page: ProductFormPage): st
     </label>
     <p><button class="button" type="submit">Save</button></p>
   </form>
-  <section class="preview" id="live-preview" aria-live="polite">
+  <section class="preview" id="live-preview" data-preview-url="${base}/preview" aria-live="polite">
     <h2>Live preview</h2>
     <ul class="preview-errors" role="alert" data-preview-errors data-testid="preview-errors" hidden></ul>
     ${trusted(preview)}

@@ -25,7 +25,9 @@ import * as jsxRuntime from "react/jsx-runtime";
 import * as ReactDOM from "react-dom";
 import * as ReactDOMClient from "react-dom/client";
 
-const VERSION = "0.1.0";
+/** Set by the build from `package.json` (see build.ts). */
+declare const __SVC_LOADER_VERSION__: string;
+const VERSION = __SVC_LOADER_VERSION__;
 
 export interface SvcLoadOptions {
   /** API base to load from. Default: the script's `data-svc-api`, else `/api`. */

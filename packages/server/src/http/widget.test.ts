@@ -30,7 +30,7 @@ describe("renderWidget", () => {
     );
   });
 
-  it("adds hash, live and validate URL when given", () => {
+  it("adds hash and live when given", () => {
     const html = renderWidget(
       "store:product_preview",
       {},
@@ -38,7 +38,6 @@ describe("renderWidget", () => {
         apiBase: "/svc-api",
         hash: "0123456789ab",
         live: true,
-        validateUrl: "/admin/product/3/preview",
       },
     );
     expect(attributes(html)).toEqual({
@@ -47,32 +46,21 @@ describe("renderWidget", () => {
       "data-svc-api": "/svc-api",
       "data-svc-hash": "0123456789ab",
       "data-svc-live": "",
-      "data-svc-validate-url": "/admin/product/3/preview",
     });
   });
 
   it("escapes every attribute, so hostile props and options stay inert", () => {
     const hostile = `</script><script>alert(1)</script>"' onmouseover="alert(2)" <b>&amp;`;
-    const html = renderWidget(
-      "greeting",
-      { name: hostile },
-      { apiBase: hostile, hash: hostile, validateUrl: hostile },
-    );
+    const html = renderWidget("greeting", { name: hostile }, { apiBase: hostile, hash: hostile });
     expect(html).not.toMatch(/<script|<\/script|<b>/i);
     // Only the attributes we wrote exist: nothing broke out of its quotes.
     const parsed = attributes(html);
     expect(Object.keys(parsed).sort()).toEqual(
-      [
-        "data-svc-api",
-        "data-svc-component",
-        "data-svc-hash",
-        "data-svc-props",
-        "data-svc-validate-url",
-      ].sort(),
+      ["data-svc-api", "data-svc-component", "data-svc-hash", "data-svc-props"].sort(),
     );
     expect(JSON.parse(parsed["data-svc-props"] as string)).toEqual({ name: hostile });
     expect(parsed["data-svc-api"]).toBe(hostile);
-    expect(html.slice(0, html.indexOf(">")).match(/"/g)?.length).toBe(2 * 5);
+    expect(html.slice(0, html.indexOf(">")).match(/"/g)?.length).toBe(2 * 4);
   });
 
   it("refuses malformed names and non-object props", () => {

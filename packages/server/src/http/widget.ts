@@ -7,8 +7,6 @@ export interface WidgetOptions {
   hash?: string;
   /** Marks the widget as a live preview (`data-svc-live`). Default `false`. */
   live?: boolean;
-  /** Endpoint a live preview posts its form to (`data-svc-validate-url`). Default: none. */
-  validateUrl?: string;
 }
 
 /**
@@ -40,9 +38,6 @@ export function renderWidget(
   ];
   if (options.hash !== undefined) attributes.push(["data-svc-hash", options.hash]);
   if (options.live) attributes.push(["data-svc-live", ""]);
-  if (options.validateUrl !== undefined) {
-    attributes.push(["data-svc-validate-url", options.validateUrl]);
-  }
   const rendered = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
   return `<div${rendered}><div class="svc-loading" aria-busy="true">Loading…</div></div>`;
 }
