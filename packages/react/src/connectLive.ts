@@ -1,6 +1,7 @@
 import type { LiveEvent } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
+import { svcQueryKeys } from "./queryKeys.ts";
 import { reloadComponent, showComponentFailure } from "./reloadComponent.ts";
 
 export type { LiveErrorLocation, LiveEvent } from "@svc/protocol";
@@ -43,7 +44,7 @@ export function connectLive(options: ConnectLiveOptions): () => void {
   const known = new Map<string, string>();
   const unsubscribeCache = queryClient.getQueryCache().subscribe((event) => {
     if (event.type !== "updated" || event.action.type !== "success") return;
-    const name = componentName(event.query.queryKey);
+    const name = svcQueryKeys.componentOf(client, event.query.queryKey);
     if (name === undefined) return;
     client.loadMetadata(name).then(
       (metadata) => known.set(name, metadata.hash),
@@ -54,9 +55,10 @@ export function connectLive(options: ConnectLiveOptions): () => void {
   const loadedNames = () =>
     queryClient
       .getQueryCache()
-      .findAll({ queryKey: ["component"] })
-      .map((query) => componentName(query.queryKey))
-      .filter((name) => name !== undefined);
+      .findAll({
+        predicate: (query) => svcQueryKeys.componentOf(client, query.queryKey) !== undefined,
+      })
+      .map((query) => svcQueryKeys.componentOf(client, query.queryKey) as string);
 
   async function recheck(): Promise<void> {
     await Promise.all(
@@ -68,7 +70,7 @@ export function connectLive(options: ConnectLiveOptions): () => void {
         } catch {
           return; // a broken component arrives as an `error` event
         }
-        const state = queryClient.getQueryState(["component", name]);
+        const state = queryClient.getQueryState(svcQueryKeys.component(client, name));
         const before = known.get(name);
         const failed = state?.status === "error" && state.data === undefined;
         if ((before !== undefined && before !== hash) || failed) {
@@ -141,10 +143,4 @@ export function connectLive(options: ConnectLiveOptions): () => void {
     source?.close();
     unsubscribeCache();
   };
-}
-
-function componentName(queryKey: readonly unknown[]): string | undefined {
-  return queryKey.length === 2 && queryKey[0] === "component" && typeof queryKey[1] === "string"
-    ? queryKey[1]
-    : undefined;
 }

@@ -38,6 +38,7 @@ export {
   type LiveStatus,
 } from "./connectLive.ts";
 export { installReactModules } from "./installReactModules.ts";
+export { svcQueryKeys } from "./queryKeys.ts";
 export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
 export { ServerComponent, type ServerComponentProps } from "./ServerComponent.tsx";
 export {

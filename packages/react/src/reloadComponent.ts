@@ -1,6 +1,7 @@
 import type { SvcClient } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
 import { bumpRevision } from "./componentRevision.ts";
+import { svcQueryKeys } from "./queryKeys.ts";
 
 export interface ReloadComponentOptions {
   client: SvcClient;
@@ -22,8 +23,12 @@ export async function reloadComponent(
   if (hash !== undefined) client.setHash(name, hash);
   client.invalidate(name);
   // "all", not only the observed queries: a component whose load failed, or that threw,
-  // sits behind an error boundary and has no observer left.
-  await queryClient.invalidateQueries({ queryKey: ["component", name], refetchType: "all" });
+  // sits behind an error boundary and has no observer left. Module and metadata of this
+  // client's source only.
+  await queryClient.invalidateQueries({
+    predicate: (query) => sameComponent(client, query.queryKey, name),
+    refetchType: "all",
+  });
   // Only now, with the new module in the cache: a boundary reset earlier would render the
   // old version (and its old failure) again.
   bumpRevision(queryClient, name);
@@ -42,10 +47,17 @@ export async function showComponentFailure(
   // The last good version's URL (`?<hash>`) may sit in the browser's cache for good: ask for
   // the current one instead, so the failure is what comes back.
   client.setHash(name, undefined);
-  const state = queryClient.getQueryState(["component", name]);
+  const state = queryClient.getQueryState(svcQueryKeys.component(client, name));
   if (state === undefined || (state.status === "error" && state.data === undefined)) return;
   client.invalidate(name);
   // Without data the suspense query throws its next failure to the error boundary.
-  await queryClient.resetQueries({ queryKey: ["component", name] });
+  await queryClient.resetQueries({
+    predicate: (query) => sameComponent(client, query.queryKey, name),
+  });
   bumpRevision(queryClient, name);
+}
+
+/** Whether `key` is one of `name`'s queries (module or metadata) of `client`'s source. */
+function sameComponent(client: SvcClient, key: readonly unknown[], name: string): boolean {
+  return svcQueryKeys.matches(client, key) && key[1] === name;
 }

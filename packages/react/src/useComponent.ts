@@ -1,5 +1,10 @@
-import { getComponentExport, SchemaValidationError, type SvcError } from "@svc/runtime";
-import { useSuspenseQuery } from "@tanstack/react-query";
+import {
+  type ComponentModule,
+  getComponentExport,
+  SchemaValidationError,
+  type SvcError,
+} from "@svc/runtime";
+import { useSuspenseQueries, useSuspenseQuery } from "@tanstack/react-query";
 import { type ComponentType, createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions, componentQueryOptions } from "./componentQueryOptions.ts";
 import { SvcErrorBoundary } from "./SvcErrorBoundary.tsx";
@@ -16,18 +21,24 @@ export interface UseComponentOptions {
 
 /**
  * A component served by svc, loaded the first time it renders and cached for good
- * (`['component', name]`, shared by every user, one fetch). Suspends while loading; a
- * failure (not found, bundle error, missing export) is thrown to the nearest error boundary,
- * and so is an error thrown while the component renders, as a `RenderError` naming this
- * component (not the one that loaded it). In development, the component validates its props
- * against its `schema.json`.
+ * (`["component", name, source]`, shared by every user of the provider's source, one fetch).
+ * Suspends while loading; a failure (not found, bundle error, missing export) is thrown to the
+ * nearest error boundary, and so is an error thrown while the component renders, as a
+ * `RenderError` naming this component (not the one that loaded it). In development, the
+ * component validates its props against its `schema.json` (fetched alongside the bundle, not
+ * after it). Needs an `SvcProvider` above it.
  */
 export function useComponent<P extends object = Record<string, unknown>>(
   name: string,
   options: UseComponentOptions = {},
 ): ComponentType<P> {
   const { client, queryClient } = useSvc();
-  const { data: module } = useSuspenseQuery(componentQueryOptions(name, { client }), queryClient);
+  const queries =
+    process.env.NODE_ENV !== "production"
+      ? [componentQueryOptions(name, { client }), componentMetadataQueryOptions(name, { client })]
+      : [componentQueryOptions(name, { client })];
+  const [loaded] = useSuspenseQueries({ queries }, queryClient);
+  const module = loaded?.data as ComponentModule;
   const component = getComponentExport(module, name, options.exportName) as ComponentType<P>;
   return wrapperOf(component, name);
 }

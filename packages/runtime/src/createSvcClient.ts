@@ -48,6 +48,12 @@ export interface SvcClient {
   readonly apiBase: string;
   readonly manifestUrl: string | undefined;
   /**
+   * Where this client loads from, as one string (`manifest:<url>` in static mode, else
+   * `api:<base>`): two clients with the same source load the same components, so caches key
+   * their entries by it.
+   */
+  readonly source: string;
+  /**
    * The component's module namespace. Concurrent and later calls share one fetch; a failed
    * load is forgotten so the next call tries again.
    */
@@ -195,6 +201,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   return {
     apiBase,
     manifestUrl,
+    source: manifestUrl === undefined ? `api:${apiBase}` : `manifest:${manifestUrl}`,
 
     load(name, loadOptions = {}) {
       try {
