@@ -477,6 +477,26 @@ describe("build", () => {
     expect(readdirSync(join(outDir, "bundles")).filter((f) => f.startsWith("."))).toEqual([]);
   });
 
+  it("builds components named __proto__ and constructor like any other, and rebuilds over them", async () => {
+    const dir = writeTree({ ...typicalComponent("__proto__"), ...typicalComponent("constructor") });
+    const outDir = outputPath();
+    const first = await build({ registry: registryOf(dir), outDir });
+    expect(Object.keys(first.manifest)).toEqual(["__proto__", "constructor"]);
+    const written = JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"));
+    expect(Object.keys(written)).toEqual(["__proto__", "constructor"]);
+    expect(readManifestOf(outDir)).toEqual(first.manifest);
+    const entryOf = (manifest: Manifest) => Object.getOwnPropertyDescriptor(manifest, "__proto__");
+    const old = entryOf(first.manifest)?.value.file;
+    expect(old).toMatch(/^bundles\/__proto__\.[0-9a-f]{12}\.js$/);
+
+    writeTree(typicalComponent("__proto__", "Changed"), dir);
+    const second = await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 });
+    expect(Object.keys(snapshot(outDir)).sort()).toEqual(
+      ["manifest.json", ...listedFiles(second.manifest)].sort(),
+    );
+    expect(entryOf(second.manifest)?.value.file).not.toBe(old);
+  });
+
   it("reports progress and formats a table of component, size, gzip size and hash", async () => {
     const messages: string[] = [];
     const outDir = outputPath();
