@@ -5,20 +5,16 @@
  * output. Each reader must always find a manifest, and every file that manifest lists, with
  * the bytes its hash names: the old build or the new one, never neither, never half a file.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../../packages/server/src/components/componentRegistry.ts";
 import { silentLogger } from "../../packages/server/src/logger.ts";
 import { build } from "../../packages/server/src/production/build.ts";
-import { readManifestOf, startSvc, writeTree } from "../../packages/server/src/test/fixtures.ts";
-
-const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
+import { startSvc, writeTree } from "../../packages/server/src/test/fixtures.ts";
 
 const COMPONENTS = 12;
 const BUILDS = 100;
@@ -202,54 +198,4 @@ describe("svc build swapped under a serving svc", () => {
       corruptFiles: 0,
     });
   }, 60_000);
-
-  it.each([
-    "writing", // among the bundles
-    "compressing", // among the brotli files, the bundles all written
-  ])(
-    "survives kill -9 while %s: the previous build stays whole, the next build cleans up",
-    async (phase) => {
-      const cwd = mkdtempSync(join(root, "killed-"));
-      const sources = join(cwd, "components");
-      for (let i = 0; i < 150; i++) writeTree(source(i, 0), sources);
-      const outDir = join(cwd, "out");
-      await build({ registry: new ComponentRegistry(sources, { logger: silentLogger }), outDir });
-      const before = readFileSync(join(outDir, "manifest.json"));
-
-      for (let i = 0; i < 150; i++) writeTree(source(i, 1), sources);
-      const child = spawn(
-        process.execPath,
-        ["--conditions=source", SVC, "build", "--output", outDir, "--compress"],
-        {
-          cwd,
-          env: { ...process.env, SVC_BUILD_DIR: undefined },
-          stdio: ["ignore", "ignore", "pipe"],
-        },
-      );
-      const exited = new Promise((resolve) => child.on("exit", (_, signal) => resolve(signal)));
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk;
-        if (stderr.includes(`svc build: ${phase}`)) child.kill("SIGKILL");
-      });
-      expect(await exited, stderr).toBe("SIGKILL");
-      // It died mid-way: temporary files of a dead process may lie about, and finished bundles
-      // no manifest lists; the manifest in place is the previous one, and all it lists is there.
-      expect(readFileSync(join(outDir, "manifest.json"))).toEqual(before);
-      const listed = Object.values(readManifestOf(outDir)).map((e) => e.file.slice(8));
-      const onDisk = readdirSync(join(outDir, "bundles"));
-      expect(onDisk).toEqual(expect.arrayContaining(listed));
-      // By the time it compresses, every new bundle is written: there is something to clean.
-      if (phase === "compressing") expect(onDisk.length).toBeGreaterThan(listed.length);
-
-      const next = await build({
-        registry: new ComponentRegistry(sources, { logger: silentLogger }),
-        outDir,
-        compress: true,
-      });
-      expect(readManifestOf(outDir)).toEqual(next.manifest);
-      const temporary = (dir: string) => readdirSync(dir).filter((name) => name.startsWith("."));
-      expect([...temporary(outDir), ...temporary(join(outDir, "bundles"))]).toEqual([]);
-    },
-  );
 });

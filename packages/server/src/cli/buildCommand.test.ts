@@ -120,42 +120,43 @@ describe("svc build killed with SIGKILL", () => {
   }
 
   it.each([
-    ["as soon as its temporary directory has a bundle", 1],
-    ["halfway through writing bundles", 150],
+    ["as soon as it has written a file", 1],
+    ["halfway through writing bundles", 300],
+    ["once every bundle is written, while compressing", 600],
   ])("%s leaves the previous output intact; the next build cleans up", async (_, written) => {
     const cwd = writeTree(manyComponents("v1"));
     const outDir = join(cwd, "out");
+    const bundles = join(outDir, "bundles");
     const registry = () => new ComponentRegistry(join(cwd, "components"), { logger: silentLogger });
     await build({ registry: registry(), outDir });
     const before = snapshot(outDir);
+    const previous = new Set(readdirSync(bundles));
     writeTree(manyComponents("v2"), cwd);
 
     const svc = start(["build", "--output", "out", "--compress"], cwd);
-    const bundlesWritten = () => {
-      const tmp = readdirSync(cwd).find((name) => name.startsWith("out.tmp-"));
-      if (tmp === undefined) return 0;
-      try {
-        return readdirSync(join(cwd, tmp, "bundles")).length;
-      } catch {
-        return 0;
-      }
-    };
+    /** Files the build has added to bundles/ (temporary or final). */
+    const added = () => readdirSync(bundles).filter((name) => !previous.has(name));
     let exited = false;
     void svc.exited.then(() => {
       exited = true;
     });
-    while (!exited && bundlesWritten() < written) await new Promise((r) => setImmediate(r));
+    while (!exited && added().length < written) await new Promise((r) => setImmediate(r));
     svc.child.kill("SIGKILL");
     expect(await svc.exited).toEqual({ code: null, signal: "SIGKILL" });
 
-    expect(snapshot(outDir)).toEqual(before);
-    const leftovers = readdirSync(cwd).filter((name) => name.startsWith("out."));
-    expect(leftovers).toHaveLength(1); // the killed build's temporary directory
-
-    const next = await build({ registry: registry(), outDir });
+    // The previous build is whole and still published; the killed one only added files.
+    const after = snapshot(outDir);
+    for (const [path, bytes] of Object.entries(before)) expect(after[path], path).toBe(bytes);
+    expect(added().length).toBeGreaterThanOrEqual(written);
     expect(readdirSync(cwd).sort()).toEqual(["components", "out"]);
+
+    const next = await build({ registry: registry(), outDir, compress: true });
     expect(manifestOf(outDir)).toEqual(next.manifest);
     expect(snapshot(outDir)).not.toEqual(before);
+    const temporary = [...readdirSync(outDir), ...readdirSync(bundles)].filter((name) =>
+      name.startsWith("."),
+    );
+    expect(temporary).toEqual([]);
   });
 });
 

@@ -276,7 +276,7 @@ export class PrebuiltBundles {
     if (this.#checkedTurn === turn) return this.#current;
     this.#checkedTurn = turn;
     const stamp = stampOf(this.#manifestPath);
-    // While a new build is being swapped in, the file is briefly absent: keep what we have.
+    // Absent for a moment (a deploy that replaces the whole directory): keep what we have.
     if (
       stamp === undefined ||
       sameStamp(stamp, this.#current.stamp) ||
