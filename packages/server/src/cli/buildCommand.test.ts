@@ -161,6 +161,39 @@ describe("svc build killed with SIGKILL", () => {
 });
 
 describe("svc serve --build-dir", () => {
+  it("serves a build of a tree holding a name over 200 characters, which a second build replaces", async () => {
+    const long = `components/${"a".repeat(100)}/${"b".repeat(100)}/index.tsx`;
+    const cwd = writeTree({ ...project, [long]: 'export default () => "long";\n' });
+    const first = await run(["build", "--output", "out"], cwd);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr.match(/is longer than 200 characters/g)).toHaveLength(1);
+    const firstManifest = manifestOf(join(cwd, "out"));
+    expect(Object.keys(firstManifest)).toEqual(["card", "ui.button"]);
+    const firstCard = firstManifest.card?.hash;
+
+    const svc = start(
+      ["serve", "--host", "127.0.0.1", "--port", "0", "--build-dir", "out", "--static"],
+      cwd,
+    );
+    const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
+    const served = await fetch(`${url}/static/svc/manifest.json`);
+    expect(Object.keys((await served.json()) as object)).toEqual(["card", "ui.button"]);
+    const list = await fetch(`${url}/api/bundles`);
+    expect(await list.json()).toEqual([{ name: "card" }, { name: "ui.button" }]);
+
+    writeTree(typicalComponent("components/card", "Again"), cwd);
+    const second = await run(["build", "--output", "out"], cwd);
+    expect(second.code, second.stderr).toBe(0);
+    const next = manifestOf(join(cwd, "out"));
+    expect(Object.keys(next)).toEqual(["card", "ui.button"]);
+    expect(next.card?.hash).not.toBe(firstCard);
+    // The server picks the new build up.
+    const again = await fetch(`${url}/static/svc/manifest.json`);
+    expect(((await again.json()) as Record<string, { hash: string }>).card?.hash).toBe(
+      next.card?.hash,
+    );
+  });
+
   it("serves the build under /static/svc/ and, with --static, answers 404 StaticMode for bundles", async () => {
     const cwd = writeTree(project);
     expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
