@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  lstatSync,
+  lutimesSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -8,7 +10,6 @@ import {
   rmdirSync,
   statSync,
   unlinkSync,
-  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -468,7 +469,8 @@ function touchReplaced(outDir: string, previous: readonly string[], next: Readon
   for (const file of previous) {
     if (next.has(file)) continue;
     try {
-      utimesSync(join(outDir, file), now, now);
+      // The entry itself: a symbolic link someone put there is not followed out of the build.
+      lutimesSync(join(outDir, file), now, now);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
@@ -495,7 +497,8 @@ function removeOldFiles(outDir: string, listed: ReadonlySet<string>, keepMs: num
   for (const name of entries) {
     if (!BUNDLE_FILE.test(name) || listed.has(`${BUNDLES_DIR}/${name}`)) continue;
     try {
-      const stat = statSync(join(dir, name));
+      // svc writes regular files only: a link or directory of that name is someone else's.
+      const stat = lstatSync(join(dir, name));
       if (!stat.isFile() || stat.mtimeMs > before) continue;
       unlinkSync(join(dir, name));
       removed++;
