@@ -115,7 +115,7 @@ describe("svc build on a full disk", () => {
       const result = await run(["build", "--output", out], cwd);
       expectCleanFailure(result, /no space left on device/i);
       expect(snapshot(out)).toEqual(before);
-      expect(readdirSync(disk)).toEqual(["svc"]); // no temporary directory left behind
+      expect(readdirSync(disk)).toEqual(["svc"]); // nothing left beside the output
       expect(used()).toBe(usedBefore);
 
       // Once the component fits again, the next build succeeds on the same disk.
@@ -135,23 +135,37 @@ describe("svc build on a full disk", () => {
 
 describe("svc build into an unwritable place", () => {
   it.runIf(canChattr)(
-    "fails cleanly when the output's parent is immutable (no room for the temporary build)",
+    "builds into an output whose parent is immutable: nothing is written beside the output",
     async () => {
       const parent = mkdtempSync(join(root, "immutable-parent-"));
       const { cwd, out } = await projectWithBuild(parent);
-      const before = snapshot(out);
       execFileSync("chattr", ["+i", parent]);
       undo.push(() => execFileSync("chattr", ["-i", parent]));
       writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
       const result = await run(["build", "--output", out], cwd);
-      expectCleanFailure(result, /operation not permitted/i);
-      expect(snapshot(out)).toEqual(before);
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(join(out, "manifest.json"), "utf8")).toContain('"card"');
       expect(readdirSync(parent)).toEqual(["svc"]);
     },
   );
 
   it.runIf(canChattr)(
-    "fails cleanly when the output directory itself cannot be moved aside",
+    "fails cleanly when bundles/ is immutable, keeping the previous build",
+    async () => {
+      const parent = mkdtempSync(join(root, "immutable-bundles-"));
+      const { cwd, out } = await projectWithBuild(parent);
+      const before = snapshot(out);
+      execFileSync("chattr", ["+i", join(out, "bundles")]);
+      undo.push(() => execFileSync("chattr", ["-i", join(out, "bundles")]));
+      writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
+      const result = await run(["build", "--output", out], cwd);
+      expectCleanFailure(result, /operation not permitted/i);
+      expect(snapshot(out)).toEqual(before);
+    },
+  );
+
+  it.runIf(canChattr)(
+    "fails cleanly when the output directory is immutable (no room for the new manifest)",
     async () => {
       const parent = mkdtempSync(join(root, "immutable-out-"));
       const { cwd, out } = await projectWithBuild(parent);
@@ -161,8 +175,8 @@ describe("svc build into an unwritable place", () => {
       writeTree({ "components/card/index.tsx": 'export default () => "card v2";\n' }, cwd);
       const result = await run(["build", "--output", out], cwd);
       expectCleanFailure(result, /operation not permitted/i);
-      expect(snapshot(out)).toEqual(before);
-      expect(readdirSync(parent)).toEqual(["svc"]); // the temporary build was removed
+      expect(snapshot(out)).toEqual(before); // the bundles it had written were taken back
+      expect(readdirSync(parent)).toEqual(["svc"]);
     },
   );
 

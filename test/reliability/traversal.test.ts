@@ -516,8 +516,13 @@ describe("manifest entries pointing outside the build directory", () => {
         const list = await sendRaw(server.url, "/api/bundles");
         expect(list.status).toBe(200);
       }
-      // The manifest file itself is served as it is (it is public), never what it points at.
+      // The static route serves the manifest in use, never the refused one (nor what it
+      // points at).
       const file = await sendRaw(server.url, "/api/static/manifest.json");
+      expect(file.status).toBe(200);
+      expect(JSON.parse(file.body.toString())).toEqual({
+        leak: { file: `bundles/leak.${hash}.js`, hash },
+      });
       expect(file.body.toString()).not.toContain(secret.text);
       // Reported once, naming the problem.
       expect(logger.warnings).toHaveLength(1);

@@ -120,46 +120,80 @@ describe("svc build killed with SIGKILL", () => {
   }
 
   it.each([
-    ["as soon as its temporary directory has a bundle", 1],
-    ["halfway through writing bundles", 150],
+    ["as soon as it has written a file", 1],
+    ["halfway through writing bundles", 300],
+    ["once every bundle is written, while compressing", 600],
   ])("%s leaves the previous output intact; the next build cleans up", async (_, written) => {
     const cwd = writeTree(manyComponents("v1"));
     const outDir = join(cwd, "out");
+    const bundles = join(outDir, "bundles");
     const registry = () => new ComponentRegistry(join(cwd, "components"), { logger: silentLogger });
     await build({ registry: registry(), outDir });
     const before = snapshot(outDir);
+    const previous = new Set(readdirSync(bundles));
     writeTree(manyComponents("v2"), cwd);
 
     const svc = start(["build", "--output", "out", "--compress"], cwd);
-    const bundlesWritten = () => {
-      const tmp = readdirSync(cwd).find((name) => name.startsWith("out.tmp-"));
-      if (tmp === undefined) return 0;
-      try {
-        return readdirSync(join(cwd, tmp, "bundles")).length;
-      } catch {
-        return 0;
-      }
-    };
+    /** Files the build has added to bundles/ (temporary or final). */
+    const added = () => readdirSync(bundles).filter((name) => !previous.has(name));
     let exited = false;
     void svc.exited.then(() => {
       exited = true;
     });
-    while (!exited && bundlesWritten() < written) await new Promise((r) => setImmediate(r));
+    while (!exited && added().length < written) await new Promise((r) => setImmediate(r));
     svc.child.kill("SIGKILL");
     expect(await svc.exited).toEqual({ code: null, signal: "SIGKILL" });
 
-    expect(snapshot(outDir)).toEqual(before);
-    const leftovers = readdirSync(cwd).filter((name) => name.startsWith("out."));
-    expect(leftovers).toHaveLength(1); // the killed build's temporary directory
-
-    const next = await build({ registry: registry(), outDir });
+    // The previous build is whole and still published; the killed one only added files.
+    const after = snapshot(outDir);
+    for (const [path, bytes] of Object.entries(before)) expect(after[path], path).toBe(bytes);
+    expect(added().length).toBeGreaterThanOrEqual(written);
     expect(readdirSync(cwd).sort()).toEqual(["components", "out"]);
+
+    const next = await build({ registry: registry(), outDir, compress: true });
     expect(manifestOf(outDir)).toEqual(next.manifest);
     expect(snapshot(outDir)).not.toEqual(before);
+    const temporary = [...readdirSync(outDir), ...readdirSync(bundles)].filter((name) =>
+      name.startsWith("."),
+    );
+    expect(temporary).toEqual([]);
   });
 });
 
 describe("svc serve --build-dir", () => {
+  it("serves a build of a tree holding a name over 200 characters, which a second build replaces", async () => {
+    const long = `components/${"a".repeat(100)}/${"b".repeat(100)}/index.tsx`;
+    const cwd = writeTree({ ...project, [long]: 'export default () => "long";\n' });
+    const first = await run(["build", "--output", "out"], cwd);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr.match(/is longer than 200 characters/g)).toHaveLength(1);
+    const firstManifest = manifestOf(join(cwd, "out"));
+    expect(Object.keys(firstManifest)).toEqual(["card", "ui.button"]);
+    const firstCard = firstManifest.card?.hash;
+
+    const svc = start(
+      ["serve", "--host", "127.0.0.1", "--port", "0", "--build-dir", "out", "--static"],
+      cwd,
+    );
+    const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
+    const served = await fetch(`${url}/static/svc/manifest.json`);
+    expect(Object.keys((await served.json()) as object)).toEqual(["card", "ui.button"]);
+    const list = await fetch(`${url}/api/bundles`);
+    expect(await list.json()).toEqual([{ name: "card" }, { name: "ui.button" }]);
+
+    writeTree(typicalComponent("components/card", "Again"), cwd);
+    const second = await run(["build", "--output", "out"], cwd);
+    expect(second.code, second.stderr).toBe(0);
+    const next = manifestOf(join(cwd, "out"));
+    expect(Object.keys(next)).toEqual(["card", "ui.button"]);
+    expect(next.card?.hash).not.toBe(firstCard);
+    // The server picks the new build up.
+    const again = await fetch(`${url}/static/svc/manifest.json`);
+    expect(((await again.json()) as Record<string, { hash: string }>).card?.hash).toBe(
+      next.card?.hash,
+    );
+  });
+
   it("serves the build under /static/svc/ and, with --static, answers 404 StaticMode for bundles", async () => {
     const cwd = writeTree(project);
     expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);

@@ -49,6 +49,26 @@ describe("ComponentRegistry", () => {
     expect(warnings.join("\n")).not.toMatch(/node_modules|hidden/);
   });
 
+  it("skips a directory whose name would exceed 200 characters, warning once across refreshes", async () => {
+    // Each segment fits a file name; joined with a dot they make 200 and 201 characters.
+    const [a, b, c] = ["a".repeat(100), "b".repeat(99), "c".repeat(100)];
+    const dir = writeTree({ [`${a}/${b}/index.tsx`]: entry, [`${a}/${c}/index.tsx`]: entry });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(dir, { logger });
+    registry.refresh();
+    await registry.refreshAsync();
+    registry.refresh();
+    expect(registry.list().map((c) => c.name)).toEqual([`${a}.${b}`]);
+    expect(warnings).toEqual([
+      `skipped ${join(dir, a, c)}: its name is longer than 200 characters`,
+    ]);
+
+    // A prefix counts: "app:" makes the 200-character name 204.
+    const prefixed = new ComponentRegistry(dir, { prefix: "app", logger });
+    expect(prefixed.list()).toEqual([]);
+    expect(warnings).toHaveLength(3);
+  });
+
   it("applies a prefix and lets a later source win a collision, logging it", () => {
     const a = writeTree({ "header/index.tsx": entry, "only_a/index.tsx": entry });
     const b = writeTree({ "header/index.tsx": entry });

@@ -109,7 +109,11 @@ export function createHandlers(
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
-  const staticFiles = prebuilt === undefined ? undefined : createStaticFiles(prebuilt.dir);
+  // `manifest.json` is served as the API uses it: a manifest refused at run time never is.
+  const staticFiles =
+    prebuilt === undefined
+      ? undefined
+      : createStaticFiles(prebuilt.dir, { manifest: () => prebuilt.manifestBytes });
 
   /**
    * The registered component; an unknown name is looked up on disk (a stat per source, never

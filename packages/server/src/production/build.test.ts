@@ -12,6 +12,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,14 @@ import { EXTERNALS, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
 import { readManifestOf, snapshot, typicalComponent, writeTree } from "../test/fixtures.ts";
-import { BuildFailedError, BuildSetupError, build, formatBuildReport } from "./build.ts";
+import {
+  BuildFailedError,
+  BuildOutputError,
+  BuildSetupError,
+  build,
+  formatBuildReport,
+} from "./build.ts";
+import type { Manifest } from "./manifest.ts";
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -41,9 +49,20 @@ function registryOf(dir: string, prefix?: string): ComponentRegistry {
   return new ComponentRegistry(dir, { prefix, logger: silentLogger });
 }
 
-/** Directories beside `outDir` left by builds (`out.tmp-…`, `out.old-…`). */
+/** Anything beside `outDir` (a build writes only inside it). */
 function siblings(outDir: string): string[] {
   return readdirSync(dirname(outDir)).filter((name) => name !== "out");
+}
+
+/** The files a manifest lists (relative to the build directory). */
+function listedFiles(manifest: Manifest): string[] {
+  return Object.values(manifest).map((entry) => entry.file);
+}
+
+/** Sets the modification time of `path` to `ms` ago. */
+function age(path: string, ms: number): void {
+  const then = new Date(Date.now() - ms);
+  utimesSync(path, then, then);
 }
 
 const tree = {
@@ -293,28 +312,189 @@ describe("build", () => {
     expect((error as Error).message).toContain(`no components found in ${dir}`);
   });
 
-  it("cleans up after killed builds and puts back a previous output moved aside, keeping live builds' dirs", async () => {
+  it("cleans up after killed builds: removes their temporary files, keeps those of live builds", async () => {
     const dir = writeTree(tree);
     const outDir = outputPath();
     await build({ registry: registryOf(dir), outDir });
     const previous = snapshot(outDir);
 
-    // A build killed between its two renames: the previous output sits at out.old-<pid>-…
-    // and out is gone. Another, killed earlier, left its temporary dir. A third is alive.
+    // Builds killed while writing left temporary files beside the manifest and the bundles;
+    // a build still running (its process is alive) has one of its own.
     const dead = spawnSync(process.execPath, ["-e", ""]).pid;
     const alive = process.ppid;
-    cpSync(outDir, `${outDir}.old-${dead}-0a0b0c0d`, { recursive: true });
-    rmSync(outDir, { recursive: true });
-    mkdirSync(join(`${outDir}.tmp-${dead}-1a2b3c4d`, "bundles"), { recursive: true });
-    mkdirSync(`${outDir}.tmp-${alive}-5e6f7a8b`);
+    const leftovers = {
+      [`.tmp-${dead}-1a2b3c4d.manifest.json`]: '{"card": {"fi',
+      [`bundles/.tmp-${dead}-0a0b0c0d.card.0123456789ab.js`]: "export default",
+    };
+    const live = `bundles/.tmp-${alive}-5e6f7a8b.card.0123456789ab.js`;
+    writeTree({ ...leftovers, [live]: "being written" }, outDir);
 
-    // Even a build that then fails restores the previous output first.
+    // Even a build that then fails removes them first.
     writeTree({ "broken/index.tsx": "export default ;\n" }, dir);
     await expect(build({ registry: registryOf(dir), outDir })).rejects.toBeInstanceOf(
       BuildFailedError,
     );
-    expect(snapshot(outDir)).toEqual(previous);
-    expect(siblings(outDir)).toEqual([`out.tmp-${alive}-5e6f7a8b`]);
+    expect(snapshot(outDir)).toEqual({
+      ...previous,
+      [live]: Buffer.from("being written").toString("base64"),
+    });
+    expect(siblings(outDir)).toEqual([]);
+  });
+
+  it("builds over a first build killed before it published its manifest", async () => {
+    const outDir = outputPath();
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    writeTree(
+      {
+        "bundles/card.0123456789ab.js": "export default 1;",
+        [`bundles/.tmp-${dead}-0a0b0c0d.greeting.0123456789ab.js`]: "export",
+        [`.tmp-${dead}-1a2b3c4d.manifest.json`]: "{",
+      },
+      outDir,
+    );
+    const { manifest } = await build({ registry: registryOf(writeTree(tree)), outDir });
+    expect(readManifestOf(outDir)).toEqual(manifest);
+    expect(Object.keys(snapshot(outDir)).sort()).toEqual(
+      ["bundles/card.0123456789ab.js", "manifest.json", ...listedFiles(manifest)].sort(),
+    );
+
+    // Without a manifest, a bundles/ directory holding anything svc does not name is not ours.
+    const foreign = outputPath();
+    writeTree({ "bundles/card.0123456789ab.js": "", "bundles/notes.txt": "mine" }, foreign);
+    const error = await build({ registry: registryOf(writeTree(tree)), outDir: foreign }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BuildSetupError);
+    expect((error as Error).message).toMatch(/not empty and holds no manifest\.json/);
+  });
+
+  it("leaves the bundles of unchanged components alone and writes only new ones", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    const first = await build({ registry: registryOf(dir), outDir });
+    const inode = (file: string) => statSync(join(outDir, file)).ino;
+    const before = Object.fromEntries(listedFiles(first.manifest).map((f) => [f, inode(f)]));
+
+    writeTree(typicalComponent("card", "Changed"), dir);
+    const second = await build({ registry: registryOf(dir), outDir });
+    expect(second.manifest.card?.file).not.toBe(first.manifest.card?.file);
+    for (const name of ["greeting", "ui.button"]) {
+      const file = second.manifest[name]?.file ?? "";
+      expect(file).toBe(first.manifest[name]?.file);
+      expect(inode(file)).toBe(before[file]);
+    }
+  });
+
+  it("keeps the files of a replaced build for keepOldFilesMs after the build that stopped listing them", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    const hour = 60 * 60 * 1000;
+    const v1 = (await build({ registry: registryOf(dir), outDir })).manifest;
+    const v1Card = v1.card?.file ?? "";
+    // v1 has been served for days: its files were written long ago.
+    for (const file of listedFiles(v1)) age(join(outDir, file), 3 * 24 * hour);
+
+    writeTree(typicalComponent("card", "v2"), dir);
+    const v2 = (await build({ registry: registryOf(dir), outDir })).manifest;
+    // Pages that read v1's manifest a moment ago still find its card.
+    expect(existsSync(join(outDir, v1Card))).toBe(true);
+
+    writeTree(typicalComponent("card", "v3"), dir);
+    age(join(outDir, v1Card), hour - 60_000); // v2 replaced v1 59 minutes ago
+    await build({ registry: registryOf(dir), outDir });
+    expect(existsSync(join(outDir, v1Card))).toBe(true);
+    expect(existsSync(join(outDir, v2.card?.file ?? ""))).toBe(true);
+
+    age(join(outDir, v1Card), hour + 1000); // and now a little over an hour ago
+    const messages: string[] = [];
+    const v4 = await build({
+      registry: registryOf(dir),
+      outDir,
+      onProgress: (m) => messages.push(m),
+    });
+    expect(existsSync(join(outDir, v1Card))).toBe(false);
+    expect(existsSync(join(outDir, v2.card?.file ?? ""))).toBe(true);
+    expect(messages).toContain("removed 1 file of older builds");
+    expect(readManifestOf(outDir)).toEqual(v4.manifest);
+
+    // keepOldFilesMs: 0 removes every file the new build does not list at once; files svc
+    // does not name are never removed.
+    writeTree({ "bundles/notes.txt": "mine" }, outDir);
+    writeTree(typicalComponent("card", "v5"), dir);
+    const v5 = (await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 })).manifest;
+    expect(Object.keys(snapshot(outDir)).sort()).toEqual(
+      ["bundles/notes.txt", "manifest.json", ...listedFiles(v5)].sort(),
+    );
+  });
+
+  it("removes the .gz and .br siblings a build without compress no longer lists, after the grace period", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir, compress: true });
+    await build({ registry: registryOf(dir), outDir });
+    expect(readdirSync(join(outDir, "bundles")).filter((f) => /\.(gz|br)$/.test(f))).toHaveLength(
+      6,
+    );
+    const { manifest } = await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 });
+    const fresh = outputPath();
+    await build({ registry: registryOf(dir), outDir: fresh });
+    expect(snapshot(outDir)).toEqual(snapshot(fresh));
+    expect(Object.keys(snapshot(outDir))).toHaveLength(1 + Object.keys(manifest).length);
+  });
+
+  it("refuses a keepOldFilesMs that is not a number of milliseconds", async () => {
+    for (const keepOldFilesMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const error = await build({
+        registry: registryOf(writeTree(tree)),
+        outDir: outputPath(),
+        keepOldFilesMs,
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BuildSetupError);
+      expect((error as Error).message).toMatch(/^keepOldFilesMs must be a number of milliseconds/);
+    }
+  });
+
+  it("takes back the files it added when one cannot be written, leaving the previous output byte for byte", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir });
+    const before = snapshot(outDir);
+    // Learn the names the next build writes, then put a directory where one of them goes.
+    writeTree(
+      { ...typicalComponent("card", "Changed"), ...typicalComponent("ui/button", "New") },
+      dir,
+    );
+    const next = (await build({ registry: registryOf(dir), outDir: outputPath() })).manifest;
+    mkdirSync(join(outDir, next["ui.button"]?.file ?? ""));
+
+    const error = await build({ registry: registryOf(dir), outDir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BuildOutputError);
+    expect((error as Error).message).toMatch(
+      /^build failed: cannot write the build to .*: .* \(EISDIR\); the previous output was left untouched$/,
+    );
+    expect(existsSync(join(outDir, next.card?.file ?? ""))).toBe(false);
+    expect(snapshot(outDir)).toEqual(before);
+    expect(readdirSync(join(outDir, "bundles")).filter((f) => f.startsWith("."))).toEqual([]);
+  });
+
+  it("builds components named __proto__ and constructor like any other, and rebuilds over them", async () => {
+    const dir = writeTree({ ...typicalComponent("__proto__"), ...typicalComponent("constructor") });
+    const outDir = outputPath();
+    const first = await build({ registry: registryOf(dir), outDir });
+    expect(Object.keys(first.manifest)).toEqual(["__proto__", "constructor"]);
+    const written = JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"));
+    expect(Object.keys(written)).toEqual(["__proto__", "constructor"]);
+    expect(readManifestOf(outDir)).toEqual(first.manifest);
+    const entryOf = (manifest: Manifest) => Object.getOwnPropertyDescriptor(manifest, "__proto__");
+    const old = entryOf(first.manifest)?.value.file;
+    expect(old).toMatch(/^bundles\/__proto__\.[0-9a-f]{12}\.js$/);
+
+    writeTree(typicalComponent("__proto__", "Changed"), dir);
+    const second = await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 });
+    expect(Object.keys(snapshot(outDir)).sort()).toEqual(
+      ["manifest.json", ...listedFiles(second.manifest)].sort(),
+    );
+    expect(entryOf(second.manifest)?.value.file).not.toBe(old);
   });
 
   it("reports progress and formats a table of component, size, gzip size and hash", async () => {

@@ -1,18 +1,18 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
-  chmodSync,
-  existsSync,
+  lstatSync,
+  lutimesSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
-  rmSync,
+  rmdirSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
 import { SvcError } from "@svc/protocol";
@@ -35,7 +35,10 @@ const brotliAsync = promisify(brotliCompress);
 export interface BuildOptions {
   /** The components to build: every component the registry lists. */
   registry: ComponentRegistry;
-  /** Output directory; replaced as a whole when the build succeeds. */
+  /**
+   * Output directory. The new bundles are written beside those of the build in place, then
+   * `manifest.json` is replaced in one step, so readers see the old build or the new one.
+   */
   outDir: string;
   /** Minify the bundles. Default: true. */
   minify?: boolean;
@@ -43,9 +46,19 @@ export interface BuildOptions {
   sourcemap?: boolean;
   /** Also write `.gz` and `.br` siblings of every bundle. Default: false. */
   compress?: boolean;
+  /**
+   * How long files of a replaced build stay after the build that stopped listing them, in
+   * milliseconds, so a page that read the previous `manifest.json` still finds its bundles;
+   * the first build that runs this long after removes them. `0` removes them at once.
+   * Default: 3 600 000 (one hour).
+   */
+  keepOldFilesMs?: number;
   /** Called with a short line whenever the build moves on (bundling, writing n/total). */
   onProgress?: (message: string) => void;
 }
+
+/** {@link BuildOptions.keepOldFilesMs} by default: one hour, as Sprockets' `assets:clean`. */
+const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
 export interface BuiltBundle extends Required<ManifestEntry> {
@@ -136,10 +149,17 @@ export function formatFailure(failure: BuildFailure): string {
 
 /**
  * `svc build`: bundles every component of `registry` in one esbuild pass (the same options
- * as the dev server, through `createEsbuildOptions`), writes
- * `bundles/<file_safe_name>.<hash>.js` and `manifest.json` into a temporary sibling of
- * `outDir`, and swaps it in, so a static server never sees half a build and a failed or
- * killed build leaves the previous output as it was.
+ * as the dev server, through `createEsbuildOptions`) and publishes it in `outDir` so that a
+ * server reading the directory always sees a whole build, the old one or the new one:
+ *
+ * 1. each new `bundles/<file_safe_name>.<hash>.js` (and `.gz`/`.br`) is written under a
+ *    temporary name and renamed, beside the files of the build in place (a file whose
+ *    content-hashed name is already there with the same bytes is left alone);
+ * 2. `manifest.json` is replaced by a rename: from that instant readers get the new build;
+ * 3. files of older builds go once no manifest has listed them for `keepOldFilesMs`.
+ *
+ * A failed or killed build leaves the previous output as it was; what a killed one left
+ * behind is removed by the next build.
  *
  * @throws BuildSetupError when `outDir` is refused or there is nothing to build.
  * @throws BuildFailedError listing every esbuild error, when any component fails.
@@ -148,6 +168,12 @@ export function formatFailure(failure: BuildFailure): string {
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const progress = options.onProgress ?? (() => {});
+  const keepOldFilesMs = options.keepOldFilesMs ?? KEEP_OLD_FILES_MS;
+  if (!(Number.isFinite(keepOldFilesMs) && keepOldFilesMs >= 0)) {
+    throw new BuildSetupError(
+      `keepOldFilesMs must be a number of milliseconds ≥ 0, not ${String(keepOldFilesMs)}`,
+    );
+  }
   const outDir = resolveOutDir(options.outDir);
   checkOutDir(outDir);
   recoverLeftovers(outDir);
@@ -166,30 +192,29 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     sourcemap: options.sourcemap ?? false,
   });
 
-  const token = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const tmp = `${outDir}.tmp-${token}`;
+  const output = new OutputWriter(outDir);
+  let bundles: BuiltBundle[];
+  let manifest: Manifest;
   try {
-    mkdirSync(dirname(outDir), { recursive: true });
-    // Not recursive: on a read-only file system a recursive mkdir reports ENOENT, not EROFS.
-    mkdirSync(tmp);
-    mkdirSync(join(tmp, "bundles"));
-    const bundles = await writeBundles(tmp, finished, options.compress ?? false, progress);
-    const manifest = emptyManifest();
+    output.prepare();
+    bundles = await writeBundles(output, finished, options.compress ?? false, progress);
+    manifest = emptyManifest();
     for (const { name, file, hash, integrity, size } of bundles) {
       manifest[name] = { file, hash, integrity, size };
     }
-    await writeFile(join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-    checkOutDir(outDir); // nothing may have appeared there while we worked
-    swapIn(tmp, outDir, token);
-    return { outDir, manifest, bundles, durationMs: performance.now() - started };
+    checkOutDir(outDir); // nothing foreign may have appeared there while we worked
+    // The previous build's files the new one drops start their grace period now.
+    touchReplaced(outDir, readPreviousFiles(outDir), output.written);
+    output.place(MANIFEST_FILE, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
   } catch (error) {
-    try {
-      rmSync(tmp, { recursive: true, force: true });
-    } catch {
-      // cannot even remove it (read-only): the next build deletes it (recoverLeftovers)
-    }
+    output.undo();
     throw isFileSystemError(error) ? new BuildOutputError(outDir, error) : error;
   }
+  const removed = removeOldFiles(outDir, output.written, keepOldFilesMs);
+  if (removed > 0) {
+    progress(`removed ${removed} file${removed === 1 ? "" : "s"} of older builds`);
+  }
+  return { outDir, manifest, bundles, durationMs: performance.now() - started };
 }
 
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
@@ -257,13 +282,13 @@ function toFailures(
 }
 
 /**
- * Writes every bundle (and its compressed siblings) into `dir/bundles`. Small files are
+ * Writes every bundle (and its compressed siblings) into `bundles/`. Small files are
  * written and gzipped synchronously — on the thread pool each would cost more in hand-offs
  * than the work itself — yielding to the event loop now and then; only brotli, slow and
  * CPU-bound, runs on the pool, a few files at a time.
  */
 async function writeBundles(
-  dir: string,
+  output: OutputWriter,
   finished: readonly FinishedBundle[],
   compress: boolean,
   progress: (message: string) => void,
@@ -275,8 +300,8 @@ async function writeBundles(
   for (const [index, { name, code, hash }] of finished.entries()) {
     const file = `bundles/${fileSafeName(name)}.${hash}.js`;
     const gzipped = normalizeGzipHeader(gzipSync(code, { level: zlib.Z_BEST_COMPRESSION }));
-    writeFileSync(join(dir, file), code);
-    if (compress) writeFileSync(join(dir, `${file}.gz`), gzipped);
+    output.place(file, code);
+    if (compress) output.place(`${file}.gz`, gzipped);
     bundles.push({
       name,
       file,
@@ -307,7 +332,7 @@ async function writeBundles(
             [zlib.BROTLI_PARAM_SIZE_HINT]: size,
           },
         });
-        await writeFile(join(dir, `${file}.br`), brotli);
+        output.place(`${file}.br`, brotli);
       }
     };
     await Promise.all(Array.from({ length: Math.min(4, bundles.length) }, worker));
@@ -334,10 +359,162 @@ function resolveOutDir(outDir: string): string {
   }
 }
 
+/** Temporary files of a build: `.tmp-<pid>-<random>.<final name>`, beside their final name. */
+const TEMPORARY = /^\.tmp-(\d+)-[0-9a-f]+\./;
+/** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`. */
+const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.js(?:\.gz|\.br)?$/;
+const BUNDLES_DIR = "bundles";
+
 /**
- * Refuses to replace anything that is not certainly a previous build: a directory may be
- * replaced when it is empty, or when it holds nothing but `bundles/` and a `manifest.json`
- * that parses as an svc manifest (a web-app `manifest.json` in `public/` does not).
+ * Writes files into the output directory under their final names without a reader ever
+ * seeing half of one (a temporary name, then a rename), and remembers what it added so a
+ * failed build can take it back.
+ */
+class OutputWriter {
+  readonly dir: string;
+  /** Paths (relative to `dir`) this build lists: written now, or already there, identical. */
+  readonly written = new Set<string>();
+  readonly #token = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  /** What did not exist before this build: removed again if it fails. */
+  readonly #created: string[] = [];
+  readonly #temporary = new Set<string>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** Creates the directory and `bundles/` where missing. */
+  prepare(): void {
+    const parent = dirname(this.dir);
+    if (statSync(parent, { throwIfNoEntry: false }) === undefined) {
+      mkdirSync(parent, { recursive: true });
+    }
+    // Not recursive: on a read-only file system a recursive mkdir reports ENOENT, not EROFS.
+    for (const dir of [this.dir, join(this.dir, BUNDLES_DIR)]) {
+      if (statSync(dir, { throwIfNoEntry: false }) !== undefined) continue;
+      mkdirSync(dir);
+      this.#created.push(dir);
+    }
+  }
+
+  /**
+   * Puts `bytes` at `file` (relative to the directory). A file already there with the same
+   * bytes is left alone (a bundle's name carries its hash, so this is the usual case for
+   * unchanged components); anything else is written aside and renamed over.
+   */
+  place(file: string, bytes: Uint8Array): void {
+    const path = join(this.dir, file);
+    this.written.add(file);
+    const existing = readIfFile(path);
+    if (existing !== undefined && Buffer.from(bytes).equals(existing)) return;
+    const slash = file.lastIndexOf("/");
+    const temporary = join(
+      this.dir,
+      `${file.slice(0, slash + 1)}.tmp-${this.#token}.${file.slice(slash + 1)}`,
+    );
+    this.#temporary.add(temporary);
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, path);
+    this.#temporary.delete(temporary);
+    if (existing === undefined) this.#created.push(path);
+  }
+
+  /**
+   * Takes back what this build added (its temporary files, new files, directories it made),
+   * as far as the file system lets it: what is left is removed by the next build.
+   */
+  undo(): void {
+    for (const path of [...this.#temporary, ...this.#created.reverse()]) {
+      try {
+        if (path === this.dir || path === join(this.dir, BUNDLES_DIR)) rmdirSync(path);
+        else unlinkSync(path);
+      } catch {
+        // read-only, or no longer empty: recoverLeftovers and removeOldFiles see to it
+      }
+    }
+  }
+}
+
+/** The bytes of the regular file at `path`, or undefined when there is none. */
+function readIfFile(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "EISDIR") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The files (relative to `outDir`) of the build in place: the manifest's bundles and their
+ * `.gz`/`.br` siblings. Empty when there is no usable manifest.
+ */
+function readPreviousFiles(outDir: string): string[] {
+  let manifest: Manifest;
+  try {
+    manifest = parseManifest(readFileSync(join(outDir, MANIFEST_FILE), "utf8"));
+  } catch {
+    return [];
+  }
+  return Object.values(manifest).flatMap(({ file }) => [file, `${file}.gz`, `${file}.br`]);
+}
+
+/**
+ * Sets the modification time of the previous build's files that the new one does not list
+ * to now: the moment they stop being listed, from which their grace period runs.
+ */
+function touchReplaced(outDir: string, previous: readonly string[], next: ReadonlySet<string>) {
+  const now = new Date();
+  for (const file of previous) {
+    if (next.has(file)) continue;
+    try {
+      // The entry itself: a symbolic link someone put there is not followed out of the build.
+      lutimesSync(join(outDir, file), now, now);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+}
+
+/**
+ * Deletes the files in `bundles/` that the new build does not list and that no build has
+ * listed for `keepMs` (their modification time: when a build wrote them, or when the build
+ * that stopped listing them ran). Only names svc writes are touched. Best effort: the new
+ * build is in place already, and what cannot be removed now is removed by a later build.
+ * @returns how many files were removed.
+ */
+function removeOldFiles(outDir: string, listed: ReadonlySet<string>, keepMs: number): number {
+  const dir = join(outDir, BUNDLES_DIR);
+  const before = Date.now() - keepMs;
+  let removed = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    if (!BUNDLE_FILE.test(name) || listed.has(`${BUNDLES_DIR}/${name}`)) continue;
+    try {
+      // svc writes regular files only: a link or directory of that name is someone else's.
+      const stat = lstatSync(join(dir, name));
+      if (!stat.isFile() || stat.mtimeMs > before) continue;
+      unlinkSync(join(dir, name));
+      removed++;
+    } catch {
+      // gone already, or not ours to remove: the next build tries again
+    }
+  }
+  return removed;
+}
+
+/**
+ * Refuses to write into anything that is not certainly a previous build: a directory may be
+ * written into when it is empty, or when it holds nothing but `bundles/`, a `manifest.json`
+ * that parses as an svc manifest (a web-app `manifest.json` in `public/` does not) and
+ * temporary files of svc builds. Without `manifest.json` (a first build was killed before
+ * publishing it) `bundles/` may hold only files svc names.
  */
 function checkOutDir(outDir: string): void {
   const stat = statSync(outDir, { throwIfNoEntry: false });
@@ -347,51 +524,60 @@ function checkOutDir(outDir: string): void {
     throw new BuildSetupError(`${outDir} is not a directory, ${fix}`);
   }
   const entries = readdirSync(outDir);
-  if (entries.length === 0) return;
-  if (!entries.includes(MANIFEST_FILE)) {
+  const foreign = entries.filter(
+    (name) => name !== MANIFEST_FILE && name !== BUNDLES_DIR && !TEMPORARY.test(name),
+  );
+  if (entries.includes(MANIFEST_FILE)) {
+    try {
+      parseManifest(readFileSync(join(outDir, MANIFEST_FILE), "utf8"), MANIFEST_FILE);
+    } catch (error) {
+      throw new BuildSetupError(
+        `${outDir} holds a ${MANIFEST_FILE} that is not an svc manifest (${(error as Error).message}), ${fix}`,
+      );
+    }
+  } else if (entries.length > 0 && (foreign.length > 0 || !holdsOnlyBundleFiles(outDir))) {
     throw new BuildSetupError(
       `${outDir} is not empty and holds no ${MANIFEST_FILE}, so it is not a previous svc build and was left untouched — pass --output with a new or empty directory`,
     );
   }
-  try {
-    parseManifest(readFileSync(join(outDir, MANIFEST_FILE), "utf8"), MANIFEST_FILE);
-  } catch (error) {
-    throw new BuildSetupError(
-      `${outDir} holds a ${MANIFEST_FILE} that is not an svc manifest (${(error as Error).message}), ${fix}`,
-    );
-  }
-  const foreign = entries.filter((name) => name !== MANIFEST_FILE && name !== "bundles");
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 3).join(", ") + (foreign.length > 3 ? ", …" : "");
     throw new BuildSetupError(`${outDir} holds files svc build does not write (${shown}), ${fix}`);
   }
 }
 
-const LEFTOVER = /^\.(tmp|old)-(\d+)-[0-9a-f]+$/;
+/** Whether `outDir/bundles` is a directory holding nothing but files named as svc names them. */
+function holdsOnlyBundleFiles(outDir: string): boolean {
+  try {
+    return readdirSync(join(outDir, BUNDLES_DIR), { withFileTypes: true }).every(
+      (entry) => entry.isFile() && (BUNDLE_FILE.test(entry.name) || TEMPORARY.test(entry.name)),
+    );
+  } catch {
+    return false;
+  }
+}
 
 /**
- * Cleans up after builds that were killed: their temporary directories are deleted, and if
- * one died between moving the previous output aside and moving the new one in, the previous
- * output is put back. Directories of builds still running (their process is alive) are kept.
+ * Deletes the temporary files of builds that were killed (in the directory and in
+ * `bundles/`); those of builds still running (their process is alive) are kept. Files a
+ * killed build finished writing are listed by no manifest: `removeOldFiles` sees to them.
  */
 function recoverLeftovers(outDir: string): void {
-  const parent = dirname(outDir);
-  const base = basename(outDir);
-  let entries: string[];
-  try {
-    entries = readdirSync(parent);
-  } catch {
-    return; // the parent does not exist yet: nothing to clean
-  }
-  for (const entry of entries.sort()) {
-    if (!entry.startsWith(base)) continue;
-    const match = LEFTOVER.exec(entry.slice(base.length));
-    if (match === null || isAlive(Number(match[2]))) continue;
-    const path = join(parent, entry);
-    if (match[1] === "old" && !existsSync(outDir)) {
-      renameSync(path, outDir);
-    } else {
-      rmSync(path, { recursive: true, force: true });
+  for (const dir of [outDir, join(outDir, BUNDLES_DIR)]) {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue; // not there yet: nothing to clean
+    }
+    for (const name of entries) {
+      const match = TEMPORARY.exec(name);
+      if (match === null || isAlive(Number(match[1]))) continue;
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        // read-only for now: harmless (never served, never listed), and tried again next time
+      }
     }
   }
 }
@@ -404,30 +590,6 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/**
- * Replaces `outDir` by `tmp` with two renames (each atomic); the window between them is a
- * few microseconds, and a build killed inside it has its previous output restored by the
- * next build (see {@link recoverLeftovers}).
- */
-function swapIn(tmp: string, outDir: string, token: string): void {
-  const old = `${outDir}.old-${token}`;
-  let moved = false;
-  try {
-    chmodSync(tmp, statSync(outDir).mode & 0o7777); // keep the permissions servers rely on
-    renameSync(outDir, old);
-    moved = true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  try {
-    renameSync(tmp, outDir);
-  } catch (error) {
-    if (moved) renameSync(old, outDir);
-    throw error;
-  }
-  if (moved) rmSync(old, { recursive: true, force: true });
 }
 
 /** `1.23 kB`, as build tools print sizes. */

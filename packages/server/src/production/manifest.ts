@@ -98,10 +98,15 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
  * @throws ManifestError when the file is missing, unreadable or malformed.
  */
 export function readManifest(buildDir: string): Manifest {
+  return readManifestFile(buildDir).manifest;
+}
+
+/** {@link readManifest}, with the file's bytes as read. */
+function readManifestFile(buildDir: string): { bytes: Uint8Array; manifest: Manifest } {
   const path = join(buildDir, MANIFEST_FILE);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ManifestError(
@@ -110,7 +115,7 @@ export function readManifest(buildDir: string): Manifest {
         : `${path} cannot be read (${code ?? String(error)})`,
     );
   }
-  return parseManifest(text, path);
+  return { bytes, manifest: parseManifest(bytes.toString("utf8"), path) };
 }
 
 /**
@@ -139,6 +144,8 @@ export interface PrebuiltBundle {
 interface Generation {
   stamp: FileStamp | undefined;
   manifest: Manifest;
+  /** The bytes `manifest` was parsed from. */
+  bytes: Uint8Array;
   /** Bundles read so far (or being read), by component name. */
   bundles: Map<string, Promise<PrebuiltBundle>>;
   /** Bundles read and checked, by component name: what {@link PrebuiltBundles.peek} answers. */
@@ -171,6 +178,15 @@ export class PrebuiltBundles {
   /** The manifest currently in use. */
   get manifest(): Manifest {
     return this.#fresh().manifest;
+  }
+
+  /**
+   * The bytes of the manifest currently in use, exactly as read: what the static route
+   * serves as `manifest.json`, so a manifest refused at run time is never handed to clients
+   * while the API keeps serving the previous build.
+   */
+  get manifestBytes(): Uint8Array {
+    return this.#fresh().bytes;
   }
 
   /** The manifest entry of `name`, or undefined when the build does not hold it. */
@@ -260,7 +276,7 @@ export class PrebuiltBundles {
     if (this.#checkedTurn === turn) return this.#current;
     this.#checkedTurn = turn;
     const stamp = stampOf(this.#manifestPath);
-    // While a new build is being swapped in, the file is briefly absent: keep what we have.
+    // Absent for a moment (a deploy that replaces the whole directory): keep what we have.
     if (
       stamp === undefined ||
       sameStamp(stamp, this.#current.stamp) ||
@@ -281,9 +297,9 @@ export class PrebuiltBundles {
   }
 
   #load(): Generation {
-    const path = join(this.dir, MANIFEST_FILE);
-    const stamp = stampOf(path);
-    return { stamp, manifest: readManifest(this.dir), bundles: new Map(), ready: new Map() };
+    const stamp = stampOf(this.#manifestPath);
+    const { bytes, manifest } = readManifestFile(this.dir);
+    return { stamp, manifest, bytes, bundles: new Map(), ready: new Map() };
   }
 }
 

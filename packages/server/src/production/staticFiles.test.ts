@@ -1,12 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { type DevServer, startDevServer } from "../cli/devServer.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
-import { silentLogger } from "../logger.ts";
+import { type Logger, silentLogger } from "../logger.ts";
 import { rawRequest, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { createNodeHandler } from "../transports/node.ts";
 import { build } from "./build.ts";
 import type { Manifest } from "./manifest.ts";
 import { createStaticFiles } from "./staticFiles.ts";
@@ -28,6 +31,11 @@ async function builtDir(): Promise<{ buildDir: string; manifest: Manifest; paren
   const registry = new ComponentRegistry(sources, { logger: silentLogger });
   const { manifest } = await build({ registry, outDir: buildDir, compress: true });
   return { buildDir, manifest, parent };
+}
+
+function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { ...silentLogger, warnings, warn: (message) => warnings.push(message) };
 }
 
 describe("createStaticFiles", () => {
@@ -165,5 +173,51 @@ describe("svc serve: /static/svc/", () => {
   it("answers 404 without a build directory", async () => {
     const server = await serve();
     expect((await fetch(`${server.url}/static/svc/manifest.json`)).status).toBe(404);
+  });
+});
+
+describe("the static route over a refused manifest", () => {
+  it("keeps serving the accepted manifest's bytes, ETag and 304, until a usable one appears", async () => {
+    const sources = writeTree(typicalComponent("card"));
+    const parent = mkdtempSync(join(tmpdir(), "svc-static-"));
+    scratch.push(parent);
+    const buildDir = join(parent, "build");
+    const registry = new ComponentRegistry(sources, { logger: silentLogger });
+    await build({ registry, outDir: buildDir });
+    const accepted = readFileSync(join(buildDir, "manifest.json"));
+    const logger = recordingLogger();
+    const server = createServer(createNodeHandler(registry, { buildDir, logger }));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/static/manifest.json`;
+
+    const first = await fetch(url);
+    expect(Buffer.from(await first.arrayBuffer()).equals(accepted)).toBe(true);
+    const etag = first.headers.get("etag") ?? "";
+
+    // Half written by hand, then one pointing outside: both refused, as by the API.
+    for (const refused of [
+      '{"card": {"file": "bund',
+      '{"card":{"file":"../x.js","hash":"abcdef12"}}',
+    ]) {
+      writeFileSync(join(parent, "next.json"), refused);
+      renameSync(join(parent, "next.json"), join(buildDir, "manifest.json"));
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(url);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("etag")).toBe(etag);
+        expect(Buffer.from(await res.arrayBuffer()).equals(accepted)).toBe(true);
+        expect((await fetch(url, { headers: { "if-none-match": etag } })).status).toBe(304);
+      }
+    }
+    expect(logger.warnings).toHaveLength(2);
+
+    // A usable manifest (the same entries, written compactly) is served from then on.
+    const usable = JSON.stringify(JSON.parse(accepted.toString()));
+    writeFileSync(join(parent, "next.json"), usable);
+    renameSync(join(parent, "next.json"), join(buildDir, "manifest.json"));
+    const next = await fetch(url);
+    expect(next.headers.get("etag")).not.toBe(etag);
+    expect(await next.text()).toBe(usable);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { MANIFEST_FILE } from "@svc/protocol";
 import { ByteLru } from "../util/lru.ts";
 import { isInside } from "../util/paths.ts";
 
@@ -36,6 +37,12 @@ const CONTENT_TYPES: Record<string, string> = {
 export interface StaticFilesOptions {
   /** Upper bound on the bytes of bundle files kept in memory (LRU). Default: 64 MiB. */
   cacheMaxBytes?: number;
+  /**
+   * The bytes to serve as `manifest.json`, asked on every request. The handler set passes
+   * those of the manifest its pre-built bundles use (`PrebuiltBundles.manifestBytes`), so a
+   * manifest refused at run time is never served. Default: the file, read afresh each time.
+   */
+  manifest?: () => Uint8Array;
 }
 
 /** Reads files of a build directory for serving; see {@link createStaticFiles}. */
@@ -51,7 +58,7 @@ export interface StaticFiles {
 
 /**
  * Serves the files of a `svc build` output directory: `manifest.json` (re-read on every
- * request, `no-cache`) and `bundles/*` (immutable: read once, kept in memory, cached for a
+ * request, or as `options.manifest` gives it; `no-cache`) and `bundles/*` (immutable: read once, kept in memory, cached for a
  * year by clients). Never reads outside the directory, symbolic links included. Bridges and
  * servers mount it under a static prefix (`svc serve` uses `/static/svc/`).
  */
@@ -62,26 +69,42 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
     (file) => file.body.byteLength,
   );
 
+  const accepted = options.manifest;
+  /** The answer for each manifest `accepted` has given, so its ETag is hashed once. */
+  const manifests = new WeakMap<Uint8Array, StaticFile>();
+
   return {
     dir,
     async get(path) {
       if (!SERVABLE_PATH.test(path)) return undefined;
+      if (path === MANIFEST_FILE && accepted !== undefined) {
+        const body = accepted();
+        let file = manifests.get(body);
+        if (file === undefined) {
+          file = staticFile(path, body);
+          manifests.set(body, file);
+        }
+        return file;
+      }
       const hit = cache.get(path);
       if (hit !== undefined) return hit;
       const body = await readFileInside(dir, path);
       if (body === undefined) return undefined;
-      const isManifest = path === "manifest.json";
-      const file: StaticFile = {
-        body,
-        contentType: CONTENT_TYPES[extensionOf(path)] ?? "application/octet-stream",
-        cacheControl: isManifest ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
-        etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
-      };
+      const file = staticFile(path, body);
       // A bundle's name carries the hash of its bytes, so a cached copy can never go stale;
       // the manifest changes in place with every build, so it is always read afresh.
-      if (!isManifest) cache.set(path, file);
+      if (path !== MANIFEST_FILE) cache.set(path, file);
       return file;
     },
+  };
+}
+
+function staticFile(path: string, body: Uint8Array): StaticFile {
+  return {
+    body,
+    contentType: CONTENT_TYPES[extensionOf(path)] ?? "application/octet-stream",
+    cacheControl: path === MANIFEST_FILE ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
+    etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
   };
 }
 
