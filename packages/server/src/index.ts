@@ -112,11 +112,11 @@ export {
   type Manifest,
   type ManifestEntry,
   ManifestError,
-  PrebuiltBundles,
   parseManifest,
   readManifest,
   resolveBuildDir,
 } from "./production/manifest.ts";
+export { type PrebuiltBundle, PrebuiltBundles } from "./production/prebuiltBundles.ts";
 export {
   createStaticFiles,
   IMMUTABLE_CACHE_CONTROL,

@@ -7,7 +7,7 @@ import { buildMetadata, type ComponentMetadata, SchemaReader } from "../componen
 import type { ComponentName } from "../components/names.ts";
 import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
-import { PrebuiltBundles } from "../production/manifest.ts";
+import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
 
 export interface HandlerOptions {

@@ -1,0 +1,184 @@
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
+import type { ComponentName } from "../components/names.ts";
+import { BundleError } from "../errors.ts";
+import { consoleLogger, type Logger } from "../logger.ts";
+import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
+import { currentTurn } from "../util/loopTurn.ts";
+import {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  ManifestError,
+  readManifestFile,
+} from "./manifest.ts";
+import { readFileInside } from "./staticFiles.ts";
+
+/** One bundle read from a build directory. */
+export interface PrebuiltBundle {
+  name: string;
+  code: Uint8Array;
+  hash: string;
+}
+
+interface Generation {
+  stamp: FileStamp | undefined;
+  manifest: Manifest;
+  /** The bytes `manifest` was parsed from. */
+  bytes: Uint8Array;
+  /** Bundles read so far (or being read), by component name. */
+  bundles: Map<string, Promise<PrebuiltBundle>>;
+  /** Bundles read and checked, by component name: what {@link PrebuiltBundles.peek} answers. */
+  ready: Map<string, PrebuiltBundle>;
+}
+
+/**
+ * The bundles of a build directory, as the handler set serves them. The manifest is read
+ * at construction (a missing or malformed one throws at once) and kept; each bundle file is
+ * read on first use, checked against its hash and kept for good. When a new build is swapped
+ * into the directory (its `manifest.json` is a new file), the next call picks it up.
+ */
+export class PrebuiltBundles {
+  readonly dir: string;
+  readonly #logger: Logger;
+  #current: Generation;
+  /** Stamp of a `manifest.json` found unusable, so it is reported once, not per request. */
+  #refused: FileStamp | undefined;
+  #checkedTurn = -1;
+  readonly #manifestPath: string;
+
+  /** @param options.logger where a refused manifest is reported. Default: console. */
+  constructor(buildDir: string, options: { logger?: Logger } = {}) {
+    this.dir = resolve(buildDir);
+    this.#manifestPath = join(this.dir, MANIFEST_FILE);
+    this.#logger = options.logger ?? consoleLogger;
+    this.#current = this.#load();
+  }
+
+  /** The manifest currently in use. */
+  get manifest(): Manifest {
+    return this.#fresh().manifest;
+  }
+
+  /**
+   * The bytes of the manifest currently in use, exactly as read: what the static route
+   * serves as `manifest.json`, so a manifest refused at run time is never handed to clients
+   * while the API keeps serving the previous build.
+   */
+  get manifestBytes(): Uint8Array {
+    return this.#fresh().bytes;
+  }
+
+  /** The manifest entry of `name`, or undefined when the build does not hold it. */
+  entry(name: string): ManifestEntry | undefined {
+    const { manifest } = this.#fresh();
+    return Object.hasOwn(manifest, name) ? manifest[name] : undefined;
+  }
+
+  /**
+   * The bytes and hash of `name`'s bundle, or undefined when the manifest does not list it.
+   * @throws BundleError when the listed file is missing or does not match its hash.
+   */
+  read(name: string): Promise<PrebuiltBundle> | undefined {
+    const generation = this.#fresh();
+    const ready = generation.ready.get(name);
+    if (ready !== undefined) return Promise.resolve(ready);
+    return this.#read(generation, name);
+  }
+
+  /**
+   * The bundle of `name` when it is listed and already read into memory, else undefined: the
+   * synchronous fast path of {@link read}, which a request for a warm bundle takes.
+   */
+  peek(name: string): PrebuiltBundle | undefined {
+    return this.#fresh().ready.get(name);
+  }
+
+  #read(generation: Generation, name: string): Promise<PrebuiltBundle> | undefined {
+    const entry = Object.hasOwn(generation.manifest, name) ? generation.manifest[name] : undefined;
+    if (entry === undefined) return undefined;
+    let pending = generation.bundles.get(name);
+    if (pending === undefined) {
+      pending = this.#readBundle(name, entry);
+      generation.bundles.set(name, pending);
+      pending.then(
+        (bundle) => {
+          if (generation.bundles.get(name) === pending) generation.ready.set(name, bundle);
+        },
+        () => {},
+      );
+      // A failed read is not kept: the file may appear (or be fixed) later.
+      pending.catch(() => {
+        if (generation.bundles.get(name) === pending) generation.bundles.delete(name);
+      });
+    }
+    return pending;
+  }
+
+  async #readBundle(name: string, entry: ManifestEntry): Promise<PrebuiltBundle> {
+    let code: Uint8Array | undefined;
+    try {
+      // `file` was checked to stay inside when the manifest was read; a symbolic link in the
+      // build directory could still lead out of it, so the real path is checked here.
+      code = await readFileInside(this.dir, entry.file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new BundleError(
+        name,
+        [{ text: `${entry.file}, listed in ${MANIFEST_FILE}, cannot be read (${code})` }],
+        { cause: error },
+      );
+    }
+    if (code === undefined) {
+      throw new BundleError(name, [
+        {
+          text: `${entry.file}, listed in ${MANIFEST_FILE}, does not exist or leads outside the build directory`,
+        },
+      ]);
+    }
+    const actual = createHash("sha256").update(code).digest("hex");
+    if (!actual.startsWith(entry.hash)) {
+      throw new BundleError(name, [
+        {
+          text: `${entry.file} does not match its hash ${entry.hash} in ${MANIFEST_FILE}; rebuild with svc build`,
+        },
+      ]);
+    }
+    return { name, code, hash: entry.hash };
+  }
+
+  /**
+   * The current generation, re-read when `manifest.json` has been replaced or rewritten.
+   * Checked at most once per turn of the event loop (see `loopTurn.ts`).
+   */
+  #fresh(): Generation {
+    const turn = currentTurn();
+    if (this.#checkedTurn === turn) return this.#current;
+    this.#checkedTurn = turn;
+    const stamp = stampOf(this.#manifestPath);
+    // Absent for a moment (a deploy that replaces the whole directory): keep what we have.
+    if (
+      stamp === undefined ||
+      sameStamp(stamp, this.#current.stamp) ||
+      (this.#refused !== undefined && sameStamp(stamp, this.#refused))
+    ) {
+      return this.#current;
+    }
+    try {
+      this.#current = this.#load();
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      // An unusable manifest (half written, an entry pointing outside the directory) is
+      // refused like at startup, but the build already in use keeps being served.
+      this.#refused = stamp;
+      this.#logger.warn(`${error.message} — it was refused; the previous build is still served`);
+    }
+    return this.#current;
+  }
+
+  #load(): Generation {
+    const stamp = stampOf(this.#manifestPath);
+    const { bytes, manifest } = readManifestFile(this.dir);
+    return { stamp, manifest, bytes, bundles: new Map(), ready: new Map() };
+  }
+}
