@@ -18,6 +18,7 @@ import {
   UsageError,
 } from "./config.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
+import { formatInitReport, init } from "./init.ts";
 
 export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
 
@@ -270,6 +271,15 @@ export function createCli() {
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",
     )
     .action((flags: BuildFlags) => buildCommand(flags, cli.rawArgs));
+  cli
+    .command(
+      "init",
+      "Add svc to this npm project: components/ with an example, svc.config, package.json scripts",
+    )
+    .example("svc init")
+    .action(() => {
+      process.stdout.write(`${formatInitReport(init())}\n`);
+    });
   cli.help(tidyHelp);
   cli.version(version());
   return cli;
