@@ -217,8 +217,8 @@ afterAll(async () => {
 });
 
 describe("the packed packages", () => {
-  function unpack(name: string): string {
-    const into = join(work, "unpacked", name);
+  function unpack(name: string, as = name): string {
+    const into = join(work, "unpacked", as);
     cpSync(tarballs.get(name) as string, `${into}.tgz`);
     execFileSync("mkdir", ["-p", into]);
     execFileSync("tar", ["xzf", `${into}.tgz`, "-C", into]);
@@ -269,6 +269,43 @@ describe("the packed packages", () => {
       }
     });
   }
+
+  it("a patch release of @svc/protocol installs beside the other packages as their one copy", async () => {
+    // What an exact sibling pin breaks: @svc/protocol 0.1.1 with the rest at 0.1.0.
+    const root = unpack("protocol", "patched");
+    const pkgFile = join(root, "package.json");
+    const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
+    writeFileSync(pkgFile, JSON.stringify({ ...pkg, version: "0.1.1" }));
+    const out = join(work, "patched-packs");
+    execFileSync("mkdir", ["-p", out]);
+    await run("npm", ["pack", "--loglevel=error", "--pack-destination", out], root);
+    const app = join(work, "patched");
+    execFileSync("mkdir", ["-p", app]);
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({ private: true, allowScripts: { esbuild: true } }),
+    );
+    const others = (["server", "loader", "runtime", "react"] as const).map(
+      (name) => tarballs.get(name) as string,
+    );
+    await run(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        ...others,
+        join(out, "svc-protocol-0.1.1.tgz"),
+      ],
+      app,
+    );
+    const copies = readdirSync(app, { recursive: true })
+      .map(String)
+      .filter((path) => path.endsWith(join("@svc", "protocol", "package.json")));
+    expect(copies).toEqual([join("node_modules", "@svc", "protocol", "package.json")]);
+    expect(JSON.parse(readFileSync(join(app, copies[0] as string), "utf8")).version).toBe("0.1.1");
+  });
 
   it("install without warnings (esbuild's install script is allowed by allowScripts)", () => {
     for (const [app, { stderr }] of installs) {
@@ -334,7 +371,7 @@ describe("an Express app (ES modules) set up with svc init", () => {
   it("renders it in Chromium with the page lines svc init printed", async () => {
     const { page, errors } = await newPage();
     await page.goto(url);
-    await page.getByText("Hello, you!").waitFor({ timeout: 15_000 });
+    await explained(page.getByText("Hello, you!").waitFor({ timeout: 15_000 }), errors);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -384,7 +421,7 @@ describe("an Express app (ES modules) set up with svc init", () => {
     });
     const { page, errors } = await newPage();
     await page.goto(server.url);
-    await page.getByText("Hello, static!").waitFor({ timeout: 15_000 });
+    await explained(page.getByText("Hello, static!").waitFor({ timeout: 15_000 }), errors);
     expect(errors).toEqual([]);
     expect(server.requests.some((path) => path.startsWith("/svc/bundles/hello."))).toBe(true);
     expect(server.requests.filter((path) => path.startsWith("/api"))).toEqual([]);
@@ -432,7 +469,7 @@ describe("a Vite + React app with @svc/react", () => {
       .filter((file) => file.endsWith(".js.map"))
       .flatMap((file) => JSON.parse(readFileSync(join(assets, file), "utf8")).sources as string[]);
     const reacts = sources.filter((source) =>
-      /(^|\/)react\/cjs\/react\.(production|development)\.js$/.test(source),
+      /(^|\/)react\/cjs\/react\.(production|development)(\.min)?\.js$/.test(source),
     );
     expect(reacts).toHaveLength(1);
     expect(sources.some((source) => source.includes("@svc/react/"))).toBe(true);
@@ -443,8 +480,8 @@ describe("a Vite + React app with @svc/react", () => {
     await page.goto(url);
     const server = page.locator('button[data-label="server"]');
     const hook = page.locator('button[data-label="hook"]');
-    await server.waitFor({ timeout: 15_000 });
-    await hook.waitFor({ timeout: 15_000 });
+    await explained(server.waitFor({ timeout: 15_000 }), errors);
+    await explained(hook.waitFor({ timeout: 15_000 }), errors);
     expect(await server.textContent()).toBe("server 1");
     await hook.click();
     await page.waitForFunction(
@@ -465,6 +502,15 @@ describe("a Vite + React app with @svc/react", () => {
     });
   }
 });
+
+/** `wait`, failing with the page's errors in the message rather than a bare time-out. */
+async function explained(wait: Promise<unknown>, errors: string[]): Promise<void> {
+  try {
+    await wait;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\npage errors:\n${errors.join("\n")}`);
+  }
+}
 
 /** The indented lines after `heading` in svc init's output, up to the next blank line. */
 function block(output: string, heading: string): string[] {
