@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { runSvc, snapshot, writeTree } from "../test/fixtures.ts";
 import { UsageError } from "./config.ts";
 import { type Framework, formatInitReport, init } from "./init.ts";
@@ -243,8 +244,16 @@ describe("svc init", () => {
       const result = init({ cwd: dir, typescript: true });
       expect(result.framework).toBe(framework);
       expect(result.snippet.server).toHaveLength(3);
-      expect(result.snippet.server[0]).toBe('import { ComponentRegistry } from "@svc/server";');
-      expect(result.snippet.server[1]).toMatch(BRIDGE_IMPORTS[framework]);
+      // Koa's starter is plain CommonJS JavaScript: require(); the others say import.
+      if (framework === "koa") {
+        expect(result.snippet.server.slice(0, 2)).toEqual([
+          'const { ComponentRegistry } = require("@svc/server");',
+          'const { svcKoa } = require("@svc/server/koa");',
+        ]);
+      } else {
+        expect(result.snippet.server[0]).toBe('import { ComponentRegistry } from "@svc/server";');
+        expect(result.snippet.server[1]).toMatch(BRIDGE_IMPORTS[framework]);
+      }
       expect(result.snippet.page.join("\n")).toContain('src="/api/loader.js"');
 
       const text = readFileSync(join(dir, "package.json"), "utf8");
@@ -266,6 +275,43 @@ describe("svc init", () => {
       else expect(report).not.toContain("note:");
     });
   }
+
+  it("prints lines that run as they are in a CommonJS Express app", async () => {
+    const dir = writeTree({
+      "package.json": JSON.stringify({ name: "app", dependencies: { express: "^5.1.0" } }),
+    });
+    symlinkSync(repoModules, join(dir, "node_modules"), "dir");
+    const { server } = init({ cwd: dir, typescript: true }).snippet;
+    expect(server[0]).toBe('const { ComponentRegistry } = require("@svc/server");');
+    writeFileSync(
+      join(dir, "server.js"),
+      [
+        'const express = require("express");',
+        ...server.slice(0, 2),
+        "const app = express();",
+        server[2],
+        'const listener = app.listen(0, "127.0.0.1", () => console.log(`PORT ${listener.address().port}`));',
+      ].join("\n"),
+    );
+    const child = spawn(process.execPath, ["--conditions=source", "server.js"], { cwd: dir });
+    onTestFinished(() => {
+      child.kill();
+    });
+    const port = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d;
+        const match = /PORT (\d+)/.exec(out);
+        if (match) resolve(match[1] as string);
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        out += d;
+      });
+      child.on("exit", () => reject(new Error(out)));
+    });
+    const list = await fetch(`http://127.0.0.1:${port}/api/bundles`);
+    expect(await list.json()).toEqual([{ name: "hello" }]);
+  });
 
   it("refuses a directory without package.json, or with a broken one, in one line", () => {
     const none = writeTree({ "README.md": "hi" });

@@ -76,7 +76,7 @@ const SNIPPETS: Record<Framework | "none", { server: string[]; page: string[] }>
     server: [
       IMPORT_REGISTRY,
       `import { svcFastify } from "@svc/server/fastify";`,
-      `await app.register(svcFastify, { prefix: "/api", registry: ${REGISTRY} });`,
+      `app.register(svcFastify, { prefix: "/api", registry: ${REGISTRY} });`,
     ],
     page: pageLines("/api/loader.js", "/api"),
   },
@@ -201,7 +201,11 @@ export function init(options: InitOptions = {}): InitResult {
     writeFileSync(pkgFile, `${JSON.stringify(pkg, null, indentOf(text))}${newlineOf(text)}`);
   }
 
-  result.snippet = SNIPPETS[result.framework ?? "none"];
+  const snippet = SNIPPETS[result.framework ?? "none"];
+  result.snippet = {
+    server: writesImports(cwd, pkg) ? snippet.server : snippet.server.map(toRequire),
+    page: snippet.page,
+  };
   if (result.created.includes(`components/${EXAMPLE}/index.tsx`)) {
     const tsconfig = join(cwd, "tsconfig.json");
     const text = existsSync(tsconfig) ? readFileSync(tsconfig, "utf8") : "";
@@ -288,6 +292,22 @@ function parsePackageJson(text: string): PackageJson {
     );
   }
   return pkg;
+}
+
+/**
+ * Whether the project's server code says `import`: an ES module package, or TypeScript
+ * (which compiles `import` to `require` itself). A plain CommonJS project gets `require`.
+ */
+function writesImports(cwd: string, pkg: PackageJson): boolean {
+  if (pkg.type === "module" || existsSync(join(cwd, "tsconfig.json"))) return true;
+  return [pkg.dependencies, pkg.devDependencies].some(
+    (deps) => typeof deps === "object" && deps !== null && "typescript" in deps,
+  );
+}
+
+/** `import { a } from "x";` → `const { a } = require("x");` (other lines as they are). */
+function toRequire(line: string): string {
+  return line.replace(/^import (\{[^}]*\}) from ("[^"]+");/, "const $1 = require($2);");
 }
 
 /** The framework the project depends on, by `FRAMEWORKS` order. */
