@@ -270,6 +270,22 @@ describe("the packed packages", () => {
     });
   }
 
+  it("npm publish --dry-run has nothing to correct or warn about", async () => {
+    for (const name of PACKAGES) {
+      // From the unpacked package's directory: npm checks package.json there (a tarball
+      // argument skips the check that rewrites, say, a "./bin/svc.js" bin path).
+      const root = unpack(name, `publish-${name}`);
+      const { stderr } = await run("npm", ["publish", "--dry-run"], root);
+      // Left: this machine's npmrc ("nodedir"), and no registry login in a dry run.
+      const warnings = stderr
+        .split("\n")
+        .filter((line) => /^npm (warn|error)/.test(line))
+        .filter((line) => !line.includes('config "nodedir"'))
+        .filter((line) => !line.includes("This command requires you to be logged in"));
+      expect(warnings, `@svc/${name}`).toEqual([]);
+    }
+  });
+
   it("a patch release of @svc/protocol installs beside the other packages as their one copy", async () => {
     // What an exact sibling pin breaks: @svc/protocol 0.1.1 with the rest at 0.1.0.
     const root = unpack("protocol", "patched");
