@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Workspace packages export their TypeScript sources under the "source" condition, so tests
 // always run the current code without a build step — whether Vite transforms a module or
@@ -10,6 +10,8 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
     include: ["packages/*/src/**/*.test.{ts,tsx}", "examples/**/*.test.ts", "test/**/*.test.ts"],
+    // Installs packed svc into fresh apps from the registry: `npm run test:consumer`.
+    exclude: [...configDefaults.exclude, "test/consumer/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -27,6 +27,27 @@ describe("svc CLI", () => {
       expect(serve.stdout).toContain(flag);
   });
 
+  it("lists each command once and shows no default for a --no- flag", async () => {
+    const top = await run(["--help"]);
+    expect(top.stdout).toContain("$ svc [command] [options]");
+    expect(top.stdout).not.toContain("Same as");
+    const commands = /Commands:\n([\s\S]*?)\n\n/.exec(top.stdout)?.[1] ?? "";
+    expect(commands.split("\n").map((line) => line.trim().split(/\s+/)[0])).toEqual([
+      "serve",
+      "build",
+      "init",
+    ]);
+    expect(top.stdout).not.toMatch(/^ {2}\$ svc --help$/m);
+    for (const args of [["--help"], ["serve", "--help"], ["build", "--help"]]) {
+      const { stdout } = await run(args);
+      expect(stdout).not.toMatch(/\(default: true\)/);
+      expect(stdout).not.toMatch(/[ \t]$/m);
+    }
+    expect((await run(["serve", "--help"])).stdout).toMatch(
+      /^ {2}--no-live +Turn off live reload/m,
+    );
+  });
+
   it.each([
     [["--bogus"], /^svc: unknown option --bogus — run svc --help/],
     [

@@ -18,6 +18,7 @@ import {
   UsageError,
 } from "./config.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
+import { formatInitReport, init } from "./init.ts";
 
 export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
 
@@ -246,12 +247,11 @@ export function createCli() {
   serveOptions(
     cli.command(
       "serve",
-      "Run the development server (live bundling, picks up changes without a restart)",
+      "Run the development server, also run by `svc` alone (live bundling, picks up changes without a restart)",
     ),
   ).action((flags: ServeFlags) => serve(flags, cli.rawArgs));
-  serveOptions(cli.command("", "Same as `svc serve`")).action((flags: ServeFlags) =>
-    serve(flags, cli.rawArgs),
-  );
+  // `svc` alone runs `svc serve`; the help lists the command once, as `serve`.
+  serveOptions(cli.command("", "")).action((flags: ServeFlags) => serve(flags, cli.rawArgs));
   common(
     cli.command(
       "build",
@@ -271,9 +271,52 @@ export function createCli() {
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",
     )
     .action((flags: BuildFlags) => buildCommand(flags, cli.rawArgs));
-  cli.help();
+  cli
+    .command(
+      "init",
+      "Add svc to this npm project: components/ with an example, svc.config, package.json scripts",
+    )
+    .example("svc init")
+    .action(() => {
+      process.stdout.write(`${formatInitReport(init())}\n`);
+    });
+  cli.help(tidyHelp);
   cli.version(version());
   return cli;
+}
+
+type HelpSection = { title?: string; body: string };
+
+/**
+ * cac's help, tidied: the default command (`svc` alone, which is `svc serve`) is not listed as
+ * a command of its own, a negatable flag shows no `(default: true)`, and lines carry no
+ * trailing spaces.
+ */
+function tidyHelp(sections: HelpSection[]): HelpSection[] {
+  // The help of `svc` alone is the default command's, whose usage line cac leaves empty.
+  const top = sections.some((s) => s.title === "Usage" && s.body.trim() === "$ svc");
+  return sections.map((section) => {
+    let { title, body } = section;
+    if (title === "Usage")
+      body = top ? "  $ svc [command] [options]" : `${body.trimEnd()} [options]`;
+    if (title === "Commands") body = withoutDefault(body, (line) => /^ {2}\s/.test(line));
+    if (title?.startsWith("For more info"))
+      body = withoutDefault(body, (line) => line.trim() === "$ svc --help");
+    if (title === "Options") {
+      if (top) title = "Options (of svc serve)";
+      body = body.replace(/^( {2}--no-.*?) \(default: true\)$/gm, "$1");
+    }
+    if (title === "Examples") body = body.replace(/^(?! )/gm, "  $ ");
+    return { title, body: body.replace(/[ \t]+$/gm, "") };
+  });
+}
+
+/** `body` without the lines cac writes for the default command. */
+function withoutDefault(body: string, isDefault: (line: string) => boolean): string {
+  return body
+    .split("\n")
+    .filter((line) => !isDefault(line))
+    .join("\n");
 }
 
 /** Entry point of the `svc` command. */

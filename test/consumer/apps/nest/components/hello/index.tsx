@@ -1,0 +1,3 @@
+export default function Hello({ name = "world" }: { name?: string }) {
+  return <p>Hello from Nest, {name}!</p>;
+}
