@@ -23,6 +23,7 @@ const groups: Record<string, Group | undefined> = {
   bridges: await optional("./bridges.ts", "benchBridges"),
   load: await optional("./load.ts", "benchLoad"),
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
+  live: await optional("./live.ts", "benchLive"),
 };
 
 const only = process.argv.slice(2);

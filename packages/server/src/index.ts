@@ -1,3 +1,21 @@
+// Names and the errors the browser shares, as `@svc/protocol` defines them.
+export {
+  type ComponentName,
+  ComponentNotFoundError,
+  componentNameProblem,
+  ERROR_STATUS,
+  type ErrorBody,
+  fileSafeName,
+  fromFileSafeName,
+  InvalidComponentNameError,
+  isSvcError,
+  isValidName,
+  MAX_NAME_LENGTH,
+  parseComponentName,
+  SvcError,
+  type SvcErrorKind,
+  type WireErrorKind,
+} from "@svc/protocol";
 export {
   type BundleOptions,
   type BundleOutput,
@@ -40,15 +58,6 @@ export {
   parseSchema,
 } from "./components/metadata.ts";
 export {
-  type ComponentName,
-  componentNameProblem,
-  fileSafeName,
-  fromFileSafeName,
-  isValidName,
-  MAX_NAME_LENGTH,
-  parseComponentName,
-} from "./components/names.ts";
-export {
   createLiveReload,
   type LiveErrorEvent,
   type LiveEvent,
@@ -58,21 +67,13 @@ export {
 export {
   BundleError,
   type BundleErrorLocation,
-  ComponentNotFoundError,
-  ERROR_STATUS,
-  type ErrorBody,
   HostNotAllowedError,
-  InvalidComponentNameError,
   InvalidSchemaError,
-  isSvcError,
   MethodNotAllowedError,
   NotFoundError,
   STATUS_BY_KIND,
   StaticModeError,
-  SvcError,
-  type SvcErrorKind,
   toErrorResponse,
-  type WireErrorKind,
 } from "./errors.ts";
 export { eventStream, type LiveSource } from "./http/eventStream.ts";
 export {

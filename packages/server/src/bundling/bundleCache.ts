@@ -1,5 +1,5 @@
+import type { ComponentName } from "@svc/protocol";
 import type { Component } from "../components/componentRegistry.ts";
-import type { ComponentName } from "../components/names.ts";
 import { BundleError } from "../errors.ts";
 import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";

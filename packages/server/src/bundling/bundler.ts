@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { SHARED_MODULES } from "@svc/protocol";
+import { fileSafeName, SHARED_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
-import { fileSafeName } from "../components/names.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./bundleInputs.ts";

@@ -1,9 +1,8 @@
 import { existsSync, globSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { SvcError } from "@svc/protocol";
+import { isValidSegment, SvcError } from "@svc/protocol";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
-import { isValidSegment } from "../components/names.ts";
 import type { Logger } from "../logger.ts";
 import { resolveBuildDir } from "../production/manifest.ts";
 

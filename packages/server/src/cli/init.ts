@@ -62,48 +62,36 @@ export default defineConfig({
 const REGISTRY = `new ComponentRegistry("./components")`;
 const IMPORT_REGISTRY = `import { ComponentRegistry } from "@svc/server";`;
 
+/** A bridge's server lines: import the registry and the bridge, then mount it. */
+function bridge(importLine: string, mountLine: string): { server: string[]; page: string[] } {
+  return {
+    server: [IMPORT_REGISTRY, importLine, mountLine],
+    page: pageLines("/api/loader.js", "/api"),
+  };
+}
+
 /** What to paste into the app: three lines for the server, then the page's part. */
 const SNIPPETS: Record<Framework | "none", { server: string[]; page: string[] }> = {
-  express: {
-    server: [
-      IMPORT_REGISTRY,
-      `import { svcExpress } from "@svc/server/express";`,
-      `app.use("/api", svcExpress(${REGISTRY}));`,
-    ],
-    page: pageLines("/api/loader.js", "/api"),
-  },
-  fastify: {
-    server: [
-      IMPORT_REGISTRY,
-      `import { svcFastify } from "@svc/server/fastify";`,
-      `app.register(svcFastify, { prefix: "/api", registry: ${REGISTRY} });`,
-    ],
-    page: pageLines("/api/loader.js", "/api"),
-  },
-  hono: {
-    server: [
-      IMPORT_REGISTRY,
-      `import { svcHono } from "@svc/server/hono";`,
-      `app.use("/api/*", svcHono(${REGISTRY}));`,
-    ],
-    page: pageLines("/api/loader.js", "/api"),
-  },
-  koa: {
-    server: [
-      IMPORT_REGISTRY,
-      `import { svcKoa } from "@svc/server/koa";`,
-      `app.use(svcKoa(${REGISTRY}, { prefix: "/api" }));`,
-    ],
-    page: pageLines("/api/loader.js", "/api"),
-  },
-  nest: {
-    server: [
-      IMPORT_REGISTRY,
-      `import { SvcModule } from "@svc/server/nest"; // and RouterModule from "@nestjs/core"`,
-      `SvcModule.forRoot({ registry: ${REGISTRY} }), RouterModule.register([{ path: "api", module: SvcModule }]), // in @Module({ imports: [...] })`,
-    ],
-    page: pageLines("/api/loader.js", "/api"),
-  },
+  express: bridge(
+    `import { svcExpress } from "@svc/server/express";`,
+    `app.use("/api", svcExpress(${REGISTRY}));`,
+  ),
+  fastify: bridge(
+    `import { svcFastify } from "@svc/server/fastify";`,
+    `app.register(svcFastify, { prefix: "/api", registry: ${REGISTRY} });`,
+  ),
+  hono: bridge(
+    `import { svcHono } from "@svc/server/hono";`,
+    `app.use("/api/*", svcHono(${REGISTRY}));`,
+  ),
+  koa: bridge(
+    `import { svcKoa } from "@svc/server/koa";`,
+    `app.use(svcKoa(${REGISTRY}, { prefix: "/api" }));`,
+  ),
+  nest: bridge(
+    `import { SvcModule } from "@svc/server/nest"; // and RouterModule from "@nestjs/core"`,
+    `SvcModule.forRoot({ registry: ${REGISTRY} }), RouterModule.register([{ path: "api", module: SvcModule }]), // in @Module({ imports: [...] })`,
+  ),
   none: {
     server: [],
     page: pageLines("http://localhost:8000/svc/loader.js", "http://localhost:8000/api"),

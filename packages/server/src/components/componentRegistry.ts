@@ -1,15 +1,15 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { consoleLogger, type Logger } from "../logger.ts";
-import { isInside } from "../util/paths.ts";
 import {
   type ComponentName,
   isValidName,
   isValidSegment,
   joinName,
   MAX_NAME_LENGTH,
-} from "./names.ts";
+} from "@svc/protocol";
+import { consoleLogger, type Logger } from "../logger.ts";
+import { isInside } from "../util/paths.ts";
 import { findProjectRoot } from "./projectRoot.ts";
 
 /** One discovered component. */

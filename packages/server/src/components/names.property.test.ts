@@ -1,7 +1,7 @@
 import { join, relative, resolve, sep } from "node:path";
+import { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "./names.ts";
 
 const segment = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,11}$/);
 const validName = fc

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
-import type { ComponentName } from "../components/names.ts";
+import type { ComponentName, LiveErrorEvent, LiveEvent } from "@svc/protocol";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { LiveSource } from "../http/eventStream.ts";
 import type { HandlerObserver, Handlers } from "../http/handlers.ts";

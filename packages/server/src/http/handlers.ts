@@ -1,10 +1,9 @@
-import type { BundleListEntry } from "@svc/protocol";
+import type { BundleListEntry, ComponentName } from "@svc/protocol";
 import { BundleCache } from "../bundling/bundleCache.ts";
 import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import type { ComponentName } from "../components/names.ts";
 import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";

@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { DEV_LOADER_PATH, EVENTS_PATH, LOADER_PATH, STATIC_PATH } from "@svc/protocol";
-import { type ComponentName, MAX_NAME_LENGTH, parseComponentName } from "../components/names.ts";
+import {
+  type ComponentName,
+  DEV_LOADER_PATH,
+  EVENTS_PATH,
+  LOADER_PATH,
+  MAX_NAME_LENGTH,
+  parseComponentName,
+  STATIC_PATH,
+} from "@svc/protocol";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,

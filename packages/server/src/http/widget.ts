@@ -1,4 +1,4 @@
-import { parseComponentName } from "../components/names.ts";
+import { parseComponentName } from "@svc/protocol";
 
 export interface WidgetOptions {
   /** API base the loader fetches from (`data-svc-api`). Default `"/api"`. */

@@ -15,12 +15,11 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
-import { SvcError } from "@svc/protocol";
+import { fileSafeName, SvcError } from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import { createEsbuildOptions, finishOutput, runEsbuild } from "../bundling/bundler.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
-import { fileSafeName } from "../components/names.ts";
 import { isInside } from "../util/paths.ts";
 import {
   emptyManifest,

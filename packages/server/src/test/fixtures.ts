@@ -14,9 +14,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ComponentName, parseComponentName } from "@svc/protocol";
 import { afterAll, afterEach, onTestFinished, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
-import { type ComponentName, parseComponentName } from "../components/names.ts";
 import { type Manifest, parseManifest } from "../production/manifest.ts";
 
 /** A checked component name, for calls that take one (`handlers.getBundle(cn("x"))`). */

@@ -6,6 +6,7 @@ import {
   type RequestHandler,
   type RequestHandlerOptions,
 } from "../http/requestHandler.ts";
+import { checkPeer } from "./peer.ts";
 
 /** What every transport accepts: the handler-set options, the HTTP ones, and live reload. */
 export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {
@@ -37,6 +38,25 @@ export function createBridgeHandler(
   const live = resolveLive(handlers, options);
   const handle = createRequestHandler(handlers, { ...options, events: live });
   return Object.assign(handle, { live });
+}
+
+/**
+ * A framework bridge's request handler: checks that the framework (`peer`, installed with
+ * `install`) is there — the one-line "install …" error otherwise — and that there is
+ * something to serve (`bridge` names the call in that error), then makes the handler.
+ */
+export function createFrameworkHandler(
+  bridge: string,
+  peer: string,
+  install: string,
+  source: ComponentRegistry | Handlers | undefined,
+  options: BridgeOptions,
+): BridgeHandler {
+  checkPeer(peer, `@svc/server/${peer.startsWith("@nestjs/") ? "nest" : peer}`, install);
+  if (source === undefined) {
+    throw new TypeError(`${bridge} needs a \`registry\` (or \`handlers\`) option`);
+  }
+  return createBridgeHandler(source, options);
 }
 
 function resolveLive(handlers: Handlers, options: BridgeOptions): LiveReload | undefined {

@@ -1,11 +1,8 @@
 import type { RequestHandler as ExpressMiddleware } from "express";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { answerNode } from "./internal/node.ts";
-import { checkPeer } from "./peer.ts";
-
-export type { BridgeOptions } from "./bridgeHandler.ts";
 
 /**
  * The svc endpoints as Express middleware (Express 4.21+ and 5), live reload included in
@@ -20,8 +17,7 @@ export function svcExpress(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
 ): ExpressMiddleware {
-  checkPeer("express", "@svc/server/express", "express");
-  const handle = createBridgeHandler(source, options);
+  const handle = createFrameworkHandler("svcExpress", "express", "express", source, options);
   // Express has already cut the mount path from `req.url`, leaving the raw rest.
   return (req, res) => {
     answerNode(handle, req, res, req.url);

@@ -2,12 +2,9 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowDepth, mountDepth } from "./mount.ts";
-import { checkPeer } from "./peer.ts";
-
-export type { BridgeOptions } from "./bridgeHandler.ts";
 
 export interface SvcFastifyOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
@@ -26,12 +23,8 @@ export interface SvcFastifyOptions extends BridgeOptions {
  * ```
  */
 export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, options) => {
-  checkPeer("fastify", "@svc/server/fastify", "fastify");
   const source = options.handlers ?? options.registry;
-  if (source === undefined) {
-    throw new TypeError("svcFastify needs a `registry` (or `handlers`) option");
-  }
-  const handle = createBridgeHandler(source, options);
+  const handle = createFrameworkHandler("svcFastify", "fastify", "fastify", source, options);
   const depth = mountDepth(app.prefix);
   // Not an async handler: a warm bundle is sent in the same tick, with no promise made.
   app.all("/*", (request, reply) => {

@@ -5,8 +5,6 @@ import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
-export type { BridgeOptions } from "./bridgeHandler.ts";
-
 export interface FetchHandlerOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (the server root). */
   prefix?: string;

@@ -1,12 +1,10 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { createPatternMount } from "./mount.ts";
-import { checkPeer, requirePeer } from "./peer.ts";
-
-export type { BridgeOptions } from "./bridgeHandler.ts";
+import { requirePeer } from "./peer.ts";
 
 /**
  * The svc endpoints as Hono 4 middleware, live reload included in development. It speaks
@@ -21,8 +19,7 @@ export function svcHono(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
 ): MiddlewareHandler {
-  checkPeer("hono", "@svc/server/hono", "hono");
-  const handle = createBridgeHandler(source, options);
+  const handle = createFrameworkHandler("svcHono", "hono", "hono", source, options);
   const below = createPatternMount();
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
   const middleware = (c: Parameters<MiddlewareHandler>[0]): Response | Promise<Response> => {

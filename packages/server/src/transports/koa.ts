@@ -2,12 +2,9 @@ import type { Context, Middleware } from "koa";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
-import { checkPeer } from "./peer.ts";
-
-export type { BridgeOptions } from "./bridgeHandler.ts";
 
 export interface SvcKoaOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (wherever the app is). */
@@ -26,8 +23,7 @@ export function svcKoa(
   source: ComponentRegistry | Handlers,
   options: SvcKoaOptions = {},
 ): Middleware {
-  checkPeer("koa", "@svc/server/koa", "koa");
-  const handle = createBridgeHandler(source, options);
+  const handle = createFrameworkHandler("svcKoa", "koa", "koa", source, options);
   const prefix = resolvePrefix(options.prefix);
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
   return function svc(ctx, next) {

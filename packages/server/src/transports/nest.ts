@@ -3,12 +3,10 @@ import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { RequestHandler } from "../http/requestHandler.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { createPatternMount } from "./mount.ts";
 import { requirePeer } from "./peer.ts";
-
-export type { BridgeOptions } from "./bridgeHandler.ts";
 
 export interface SvcModuleOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
@@ -93,11 +91,15 @@ function defineModule(
         // starts: the route is added here, once the platform is known.
         useFactory: (options: SvcModuleOptions, host: InstanceType<Core["HttpAdapterHost"]>) => {
           const source = options.handlers ?? options.registry;
-          if (source === undefined) {
-            throw new TypeError("SvcModule.forRoot needs a `registry` (or `handlers`) option");
-          }
+          const handle = createFrameworkHandler(
+            "SvcModule.forRoot",
+            "@nestjs/common",
+            INSTALL,
+            source,
+            options,
+          );
           routeFor(common, controller, host.httpAdapter.getType());
-          return createBridgeHandler(source, options);
+          return handle;
         },
       },
     ],

@@ -6,8 +6,6 @@ import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
 import { answerNode, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
-export type { BridgeOptions } from "./bridgeHandler.ts";
-
 export interface NodeHandlerOptions extends BridgeOptions {
   /** Where the endpoints are mounted, e.g. "/api". Default: "" (the server root). */
   prefix?: string;

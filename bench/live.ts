@@ -1,0 +1,163 @@
+/**
+ * Live reload (issue 14): a file saved → the page shows the new render, in real Chromium, with
+ * the page and svc served by an Express app through the bridge (not `svc serve`), the loader's
+ * `data-svc-live` following `/api/events`. Median of 25 saves (after 3 warm-ups); target
+ * ≤ 100 ms (Vite's HMR is the reference). Where the time goes, per save, from four clocks
+ * on one machine (`Date.now()` in Node and in the page):
+ *
+ * - save → change event sent: the watcher's event, its debounce, the rebuild to learn the hash;
+ * - event sent → event in the page: the stream;
+ * - event in the page → bundle requested: the client's reaction;
+ * - bundle requested → new render on screen: the answer, evaluation and React's render.
+ *
+ * `npm run bench -- live`.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ComponentRegistry, createHandlers, createLiveReload, silentLogger } from "@svc/server";
+import { svcExpress } from "@svc/server/express";
+import express from "express";
+import { chromium } from "playwright-core";
+import { median, type Row } from "./lib.ts";
+
+const SAVES = 25;
+const WARM_UPS = 3;
+
+const card = (version: number) =>
+  `export default function Card() {\n  return <p id="card">version ${version}</p>;\n}\n`;
+
+export async function benchLive(): Promise<Row[]> {
+  const root = mkdtempSync(join(tmpdir(), "svc-live-"));
+  const browser = await chromium.launch({
+    executablePath: process.env.SVC_CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  let server: Server | undefined;
+  try {
+    writeFileSync(join(root, "package.json"), '{ "name": "bench-live", "private": true }\n');
+    mkdirSync(join(root, "components/card"), { recursive: true });
+    writeFileSync(join(root, "components/card/index.tsx"), card(0));
+
+    const handlers = createHandlers(
+      new ComponentRegistry(join(root, "components"), { logger: silentLogger }),
+      { logger: silentLogger },
+    );
+    const live = createLiveReload(handlers);
+    const sent = new Map<string, number>();
+    live.subscribe((event) => {
+      if (event.type === "change") sent.set(event.hash, Date.now());
+    });
+    const requested = new Map<string, number>();
+    const app = express();
+    app.use("/api", (req, _res, next) => {
+      const hash = /^\/bundles\/card\.js\?([0-9a-f]+)$/.exec(req.url)?.[1];
+      if (hash !== undefined && !requested.has(hash)) requested.set(hash, Date.now());
+      next();
+    });
+    app.use("/api", svcExpress(handlers, { live }));
+    app.get("/", (_req, res) => {
+      res.type("html").send(`<!doctype html><html><body>
+<div data-svc-component="card"></div>
+<script src="/api/loader.js" data-svc-api="/api" data-svc-live></script>
+</body></html>`);
+    });
+    const listening = app.listen(0, "127.0.0.1");
+    server = listening;
+    await new Promise((resolve) => listening.once("listening", resolve));
+    const { port } = listening.address() as AddressInfo;
+
+    const page = await browser.newPage();
+    // The page's own clocks: when a change event arrives, when the text changes.
+    await page.addInitScript(() => {
+      const marks = { events: {} as Record<string, number>, renders: {} as Record<string, number> };
+      (window as unknown as { marks: typeof marks }).marks = marks;
+      const source = new EventSource("/api/events");
+      source.onmessage = ({ data }) => {
+        const event = JSON.parse(data) as { type: string; hash?: string };
+        if (event.type === "change" && event.hash) marks.events[event.hash] = Date.now();
+      };
+      new MutationObserver(() => {
+        const text = document.getElementById("card")?.textContent;
+        if (text && marks.renders[text] === undefined) marks.renders[text] = Date.now();
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => document.getElementById("card")?.textContent === "version 0");
+
+    const totals: number[] = [];
+    const phases = {
+      detect: [] as number[],
+      stream: [] as number[],
+      react: [] as number[],
+      render: [] as number[],
+    };
+    for (let i = 1; i <= WARM_UPS + SAVES; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const savedAt = Date.now();
+      writeFileSync(join(root, "components/card/index.tsx"), card(i));
+      const text = `version ${i}`;
+      await page.waitForFunction((t) => document.getElementById("card")?.textContent === t, text, {
+        timeout: 10_000,
+      });
+      const marks = await page.evaluate(
+        () =>
+          (
+            window as unknown as {
+              marks: { events: Record<string, number>; renders: Record<string, number> };
+            }
+          ).marks,
+      );
+      const rendered = marks.renders[text] as number;
+      const hash = [...sent.entries()].find(([, at]) => at >= savedAt)?.[0];
+      if (i <= WARM_UPS || hash === undefined) continue;
+      const eventSent = sent.get(hash) as number;
+      const eventSeen = marks.events[hash] ?? eventSent;
+      const bundleAsked = requested.get(hash) ?? eventSeen;
+      totals.push(rendered - savedAt);
+      phases.detect.push(eventSent - savedAt);
+      phases.stream.push(eventSeen - eventSent);
+      phases.react.push(bundleAsked - eventSeen);
+      phases.render.push(rendered - bundleAsked);
+    }
+    const total = median(totals);
+    const label = `live reload through the Express bridge: a save → the new render in Chromium (median of ${totals.length})`;
+    return [
+      { name: label, value: total, unit: "ms", target: "≤ 100 ms", ok: total <= 100 },
+      {
+        name: "  of which: save → change event sent (watcher, debounce, rebuild)",
+        value: median(phases.detect),
+        unit: "ms",
+      },
+      {
+        name: "  of which: event sent → event in the page (the stream)",
+        value: median(phases.stream),
+        unit: "ms",
+      },
+      {
+        name: "  of which: event in the page → bundle requested (the client)",
+        value: median(phases.react),
+        unit: "ms",
+      },
+      {
+        name: "  of which: bundle requested → new render (answer, evaluation, React)",
+        value: median(phases.render),
+        unit: "ms",
+      },
+    ];
+  } finally {
+    await browser.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    rmSync(root, { recursive: true, force: true });
+  }
+}
