@@ -1,12 +1,7 @@
-import { createHash } from "node:crypto";
+
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { isValidName, MANIFEST_FILE, type ManifestEntry, SvcError } from "@svc/protocol";
-import { BundleError } from "../errors.ts";
-import { consoleLogger, type Logger } from "../logger.ts";
-import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
-import { currentTurn } from "../util/loopTurn.ts";
-import { readFileInside } from "./staticFiles.ts";
 
 export { MANIFEST_FILE, type ManifestEntry } from "@svc/protocol";
 
