@@ -1,4 +1,3 @@
-
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { isValidName, MANIFEST_FILE, type ManifestEntry, SvcError } from "@svc/protocol";

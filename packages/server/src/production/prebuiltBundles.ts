@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
-import type { ComponentName } from "@svc/protocol";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
