@@ -47,6 +47,11 @@ const COMPONENTS: Record<string, string> = {
   "broken/index.tsx": 'export { default } from "./Impl";\n',
   "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
   "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
+  // Islands: one that throws while rendering, one whose render never finishes.
+  "thrower/index.tsx":
+    'export default function Thrower() {\n  throw new Error("thrown on purpose");\n}\n',
+  "stuck/index.tsx":
+    "const never = new Promise(() => {});\nexport default function Stuck() {\n  throw never;\n}\n",
 };
 
 const UI_COMPONENTS: Record<string, string> = {

@@ -4,6 +4,7 @@ export {
   ERROR_STATUS,
   type ErrorBody,
   InvalidComponentNameError,
+  InvalidPropsError,
   isErrorBody,
   isSvcError,
   isWireErrorKind,
@@ -21,6 +22,12 @@ export {
   type LiveErrorLocation,
   type LiveEvent,
 } from "./events.ts";
+export {
+  DEFAULT_HYDRATE,
+  type HydrateStrategy,
+  ISLAND_ATTRIBUTES,
+  parseHydrate,
+} from "./islands.ts";
 export { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
 export type {
   BundleListEntry,
@@ -42,6 +49,7 @@ export {
 export {
   bundlePath,
   DEV_LOADER_PATH,
+  islandPath,
   LIST_PATH,
   LOADER_PATH,
   metadataPath,

@@ -11,6 +11,11 @@ export interface ManifestEntry {
   integrity?: string;
   /** Size of the file in bytes. */
   size?: number;
+  /**
+   * The component built for Node, to render it on the server (islands): path relative to the
+   * build directory (`server/<file_safe_name>.<hash>.cjs`) and its integrity. Never served.
+   */
+  server?: { file: string; integrity: string };
 }
 
 /**

@@ -20,3 +20,8 @@ export function bundlePath(name: string, hash?: string): string {
 export function metadataPath(name: string): string {
   return `/bundles/${name}/metadata`;
 }
+
+/** A component rendered to HTML on the server (`POST`, JSON props as the body). */
+export function islandPath(name: string): string {
+  return `/bundles/${name}/html`;
+}

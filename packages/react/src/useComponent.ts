@@ -7,7 +7,7 @@ import {
 import { useSuspenseQueries, useSuspenseQuery } from "@tanstack/react-query";
 import { type ComponentType, createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions, componentQueryOptions } from "./componentQueryOptions.ts";
-import { SvcErrorBoundary } from "./SvcErrorBoundary.tsx";
+import { SvcErrorBoundary } from "./SvcErrorBoundary.ts";
 import { useSvc } from "./svcContext.ts";
 import { type PropsSchema, validateProps } from "./validateProps.ts";
 

@@ -20,6 +20,12 @@ export interface BundleOptions {
   sourcemap?: boolean;
   /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
   mode?: "development" | "production";
+  /**
+   * Who runs the bundle: `"browser"` (an ES module for pages, ES2020) or `"server"` (a
+   * CommonJS module for Node, which svc evaluates to render the component to HTML). Both
+   * leave the shared modules external and read the same files. Default: "browser".
+   */
+  target?: "browser" | "server";
 }
 
 /** One finished bundle. */
@@ -63,6 +69,7 @@ export function createEsbuildOptions(
 ): esbuild.BuildOptions & { write: false; metafile: true } {
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
+  const server = options.target === "server";
   return {
     absWorkingDir: workingDir,
     entryPoints: Object.fromEntries(components.map((c) => [fileSafeName(c.name), c.entry])),
@@ -70,9 +77,9 @@ export function createEsbuildOptions(
     bundle: true,
     write: false,
     metafile: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2020",
+    format: server ? "cjs" : "esm",
+    platform: server ? "node" : "browser",
+    target: server ? "node22" : "es2020",
     jsx: "automatic",
     external: [...EXTERNALS],
     minify: options.minify ?? false,

@@ -8,6 +8,8 @@ import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
+import { type IslandOptions, IslandRenderer, sharedServerModules } from "../ssr/islandRenderer.ts";
+import { type EvaluatedBundle, evaluateServerBundle } from "../ssr/serverModule.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -40,6 +42,11 @@ export interface HandlerOptions {
    * with the manifest's hash. Default: false.
    */
   staticMode?: boolean;
+  /**
+   * How long rendering one island on the server may take before it fails with
+   * `RenderTimeout` (HTTP 500). Default: 5000 ms.
+   */
+  renderTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -76,6 +83,13 @@ export interface Handlers {
    */
   getStaticFile?(path: string): Promise<StaticFile | undefined>;
   /**
+   * The component rendered to HTML on the server, as an island the loader and `@svc/react`
+   * hydrate: its container (name, props, hash, hydration strategy, the components it loaded)
+   * with the server-rendered HTML inside. Props are checked against `schema.json`.
+   * @throws InvalidPropsError, RenderError, RenderTimeoutError, and what loading throws
+   */
+  renderIsland(name: ComponentName, props: unknown, options?: IslandOptions): Promise<string>;
+  /**
    * Tells `observer` what the handler set answers from now on (which version of which
    * component a client got, which failed): how live reload learns what to watch, without
    * wrapping the methods. Returns the function that stops telling.
@@ -105,6 +119,14 @@ export function createHandlers(
     bundleOptions: options.bundleOptions,
     buildTimeoutMs: options.buildTimeoutMs,
   });
+  // The same sources built for Node, to render on the server; the same freshness rules.
+  const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
+    maxBytes: options.cacheMaxBytes,
+    bundleOptions: { ...options.bundleOptions, target: "server" },
+    buildTimeoutMs: options.buildTimeoutMs,
+  });
+  /** The evaluated version of each component's server bundle; a new one replaces the old. */
+  const evaluated = new Map<ComponentName, { hash: string; bundle: EvaluatedBundle }>();
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
@@ -122,6 +144,42 @@ export function createHandlers(
     const component = registry.get(name);
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
+
+  /** `name`'s server bundle, evaluated (once per version), and its browser bundle's hash. */
+  async function serverBundle(
+    name: ComponentName,
+  ): Promise<{ bundle: EvaluatedBundle; hash: string }> {
+    const prebuiltEntry = prebuilt?.entry(name);
+    let server: { code: Uint8Array; hash: string };
+    let hash: string;
+    if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
+      server = await prebuilt.readServer(name, prebuiltEntry.server);
+      hash = prebuiltEntry.hash;
+    } else {
+      const component = find(name);
+      if (component === undefined) throw new ComponentNotFoundError(name);
+      const [built, browser] = await Promise.all([
+        serverCache.get(component),
+        prebuiltEntry === undefined ? liveBundle(name) : Promise.resolve(prebuiltEntry),
+      ]);
+      server = built;
+      hash = browser.hash;
+    }
+    const known = evaluated.get(name);
+    if (known !== undefined && known.hash === server.hash) return { bundle: known.bundle, hash };
+    const bundle = evaluateServerBundle(
+      Buffer.from(server.code).toString("utf8"),
+      name,
+      await sharedServerModules(),
+    );
+    evaluated.set(name, { hash: server.hash, bundle });
+    return { bundle, hash };
+  }
+
+  const islands = new IslandRenderer(
+    { serverBundle, metadata: (name) => metadataOf(name) },
+    { timeoutMs: options.renderTimeoutMs },
+  );
 
   async function liveBundle(name: ComponentName): Promise<BundleResult> {
     let component = find(name);
@@ -197,6 +255,9 @@ export function createHandlers(
     },
     getMetadata(name) {
       return told(name, metadataOf(name));
+    },
+    renderIsland(name, props, islandOptions) {
+      return islands.render(name, props, islandOptions);
     },
   };
   if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);

@@ -1,4 +1,7 @@
 import { parseComponentName } from "@svc/protocol";
+import { escapeHtml } from "../util/html.ts";
+
+export { escapeHtml } from "../util/html.ts";
 
 export interface WidgetOptions {
   /** API base the loader fetches from (`data-svc-api`). Default `"/api"`. */
@@ -40,17 +43,4 @@ export function renderWidget(
   if (options.live) attributes.push(["data-svc-live", ""]);
   const rendered = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
   return `<div${rendered}><div class="svc-loading" aria-busy="true">Loading…</div></div>`;
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Escapes text for an HTML attribute value or element content. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }

@@ -60,7 +60,9 @@ export interface BuildOptions {
 const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
-export interface BuiltBundle extends Required<ManifestEntry> {
+export interface BuiltBundle
+  extends Required<Omit<ManifestEntry, "server">>,
+    Pick<ManifestEntry, "server"> {
   name: string;
   /** Size of the bundle after gzip (level 9), in bytes. */
   gzipSize: number;

@@ -54,7 +54,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size } = raw;
+    const { file, hash, integrity, size, server } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -78,9 +78,25 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     ) {
       throw new ManifestError(`${label}: "size" must be a whole number of bytes`);
     }
+    if (server !== undefined) {
+      if (
+        !isPlainObject(server) ||
+        typeof server.file !== "string" ||
+        !isInsideRelative(server.file) ||
+        typeof server.integrity !== "string" ||
+        !INTEGRITY.test(server.integrity)
+      ) {
+        throw new ManifestError(
+          `${label}: "server" must be { "file": <a path inside the build directory>, "integrity": "sha384-<base64>" }`,
+        );
+      }
+    }
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
+    if (isPlainObject(server)) {
+      entry.server = { file: server.file as string, integrity: server.integrity as string };
+    }
     manifest[name] = entry;
   }
   return manifest;

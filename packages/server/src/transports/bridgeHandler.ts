@@ -6,7 +6,7 @@ import {
   type RequestHandler,
   type RequestHandlerOptions,
 } from "../http/requestHandler.ts";
-import { checkPeer } from "./peer.ts";
+import { checkPeer } from "../util/peer.ts";
 
 /** What every transport accepts: the handler-set options, the HTTP ones, and live reload. */
 export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {

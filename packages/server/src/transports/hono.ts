@@ -1,10 +1,10 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import { requirePeer } from "../util/peer.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { createPatternMount } from "./mount.ts";
-import { requirePeer } from "./peer.ts";
 
 /**
  * The svc endpoints as Hono 4 middleware, live reload included in development. It speaks

@@ -29,7 +29,9 @@ export function svcKoa(
   return function svc(ctx, next) {
     const url = belowPrefix(ctx.url, prefix);
     if (url === undefined) return next();
-    const response = handle(toSvcRequest(ctx.req, url, ctx.res));
+    const response = handle(
+      toSvcRequest(ctx.req, url, ctx.res, () => (ctx.request as { body?: unknown }).body),
+    );
     if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
     answer(ctx, response);
   };

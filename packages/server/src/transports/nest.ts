@@ -3,10 +3,10 @@ import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { RequestHandler } from "../http/requestHandler.ts";
+import { requirePeer } from "../util/peer.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { createPatternMount } from "./mount.ts";
-import { requirePeer } from "./peer.ts";
 
 export interface SvcModuleOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
@@ -140,7 +140,9 @@ function createController(common: Common) {
       // On Fastify, take the reply over, so Fastify does not send one of its own.
       res.hijack?.();
       const out = res.raw ?? res;
-      const response = this.#handle(toSvcRequest(raw, url, out));
+      // On Fastify the parsed body is the request object's, not the raw message's.
+      const parsed = req.raw === undefined ? undefined : () => (req as { body?: unknown }).body;
+      const response = this.#handle(toSvcRequest(raw, url, out, parsed));
       if (response instanceof Promise) {
         return response.then((ready) => writeNodeResponse(out, ready));
       }

@@ -1,11 +1,11 @@
 import { QueryErrorResetBoundary } from "@tanstack/react-query";
-import { type ReactNode, Suspense } from "react";
+import { type ComponentType, createElement, type ReactNode, Suspense } from "react";
 import { useComponentRevision } from "./componentRevision.ts";
 import {
   type ErrorFallback,
   SvcErrorBoundary,
   type SvcErrorBoundaryProps,
-} from "./SvcErrorBoundary.tsx";
+} from "./SvcErrorBoundary.ts";
 import { useSvc } from "./svcContext.ts";
 import { useComponent } from "./useComponent.ts";
 
@@ -37,23 +37,24 @@ export function ServerComponent<P extends object = Record<string, unknown>>({
   onError,
 }: ServerComponentProps<P>): ReactNode {
   const revision = useComponentRevision(useSvc().queryClient, name);
-  return (
-    <QueryErrorResetBoundary>
-      {({ reset }) => (
-        <SvcErrorBoundary
-          component={name}
-          fallback={errorFallback}
-          onError={onError}
-          onReset={reset}
-          resetKeys={[name, exportName, props, revision]}
-        >
-          <Suspense fallback={fallback}>
-            <Loaded name={name} exportName={exportName} props={props ?? ({} as P)} />
-          </Suspense>
-        </SvcErrorBoundary>
-      )}
-    </QueryErrorResetBoundary>
-  );
+  return createElement(QueryErrorResetBoundary, {
+    children: ({ reset }: { reset: () => void }) =>
+      createElement(
+        SvcErrorBoundary,
+        {
+          component: name,
+          fallback: errorFallback,
+          onError,
+          onReset: reset,
+          resetKeys: [name, exportName, props, revision],
+        },
+        createElement(
+          Suspense,
+          { fallback },
+          createElement(Loaded<P>, { name, exportName, props: props ?? ({} as P) }),
+        ),
+      ),
+  });
 }
 
 function Loaded<P extends object>({
@@ -66,5 +67,5 @@ function Loaded<P extends object>({
   props: P;
 }): ReactNode {
   const Component = useComponent<P>(name, { exportName });
-  return <Component {...props} />;
+  return createElement(Component as ComponentType<P>, props);
 }
