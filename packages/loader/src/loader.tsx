@@ -76,7 +76,7 @@ function createLoader(): SvcGlobal {
   const defaultApi = script?.dataset.svcApi ?? "/api";
   const liveEverywhere = isLive(script);
 
-  const { R, createRoot, S, problem } = resolveModules();
+  const { R, createRoot, hydrateRoot, S, problem } = resolveModules();
 
   const clients = new Map<
     string,
@@ -97,13 +97,16 @@ function createLoader(): SvcGlobal {
   };
 
   interface Mounted {
-    root: ReactDOMClient.Root;
+    /** Undefined while a server-rendered island waits for its hydration. */
+    root: Pick<ReactDOMClient.Root, "render" | "unmount"> | undefined;
     name: string;
     client: SvcClient;
     queryClient: QueryClient;
     placeholder: string;
     props: Record<string, unknown> | undefined;
     propsError: string | undefined;
+    /** Stops waiting to hydrate (an island whose strategy has not fired yet). */
+    cancel?: () => void;
   }
   const mounted = new WeakMap<Element, Mounted>();
 
@@ -127,6 +130,7 @@ function createLoader(): SvcGlobal {
   }
 
   function draw(state: Mounted) {
+    if (state.root === undefined) return; // an island not hydrated yet: it takes the props then
     const h = R.createElement;
     let content: React.ReactNode;
     if (problem !== undefined) {
@@ -154,6 +158,27 @@ function createLoader(): SvcGlobal {
     );
   }
 
+  /**
+   * A container the server rendered (`data-svc-ssr`): hydrated by its strategy, not replaced;
+   * `none` never loads anything.
+   */
+  function hydrate(container: Element, state: Mounted) {
+    if (typeof S.hydrateIsland !== "function") return false; // an older @svc/react
+    const hydratedWith = state.props;
+    state.cancel = S.hydrateIsland(container, {
+      client: state.client,
+      queryClient: state.queryClient,
+      hydrateRoot,
+      props: state.props,
+      onHydrated: (root) => {
+        state.root = root;
+        // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
+        if (state.props !== hydratedWith) draw(state);
+      },
+    });
+    return true;
+  }
+
   function mount(container: Element) {
     if (mounted.has(container)) return;
     const name = container.getAttribute("data-svc-component") ?? "";
@@ -162,8 +187,9 @@ function createLoader(): SvcGlobal {
     const hash = container.getAttribute("data-svc-hash");
     if (hash) client.setHash(name, hash);
     if (liveEverywhere || isLive(container)) follow(entry);
+    const island = container.hasAttribute("data-svc-ssr") && problem === undefined;
     const state: Mounted = {
-      root: createRoot(container),
+      root: island ? undefined : createRoot(container),
       name,
       client,
       queryClient,
@@ -173,6 +199,8 @@ function createLoader(): SvcGlobal {
     };
     mounted.set(container, state);
     readProps(container, state);
+    if (island && state.propsError === undefined && hydrate(container, state)) return;
+    state.root ??= createRoot(container);
     draw(state);
   }
 
@@ -223,7 +251,8 @@ function createLoader(): SvcGlobal {
       const state = mounted.get(container);
       if (state === undefined) return;
       mounted.delete(container);
-      state.root.unmount();
+      state.cancel?.();
+      state.root?.unmount();
     },
   };
 
@@ -274,6 +303,7 @@ function resolveModules() {
   return {
     R,
     createRoot: client?.createRoot ?? ReactDOMClient.createRoot,
+    hydrateRoot: client?.hydrateRoot ?? ReactDOMClient.hydrateRoot,
     S: registered ?? svcReact,
     problem,
   };

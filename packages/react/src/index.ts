@@ -37,6 +37,11 @@ export {
   type LiveOptions,
   type LiveStatus,
 } from "./connectLive.ts";
+export {
+  type HydratedRoot,
+  type HydrateIslandOptions,
+  hydrateIsland,
+} from "./hydrateIsland.ts";
 export { installReactModules } from "./installReactModules.ts";
 export { svcQueryKeys } from "./queryKeys.ts";
 export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
