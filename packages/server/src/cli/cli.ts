@@ -62,6 +62,7 @@ interface BuildFlags extends CommonFlags {
   minify?: boolean;
   sourcemap?: boolean;
   compress?: boolean;
+  ssr?: boolean;
 }
 
 /**
@@ -170,6 +171,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       minify: givenBoolean(argv, "minify"),
       sourcemap: givenBoolean(argv, "sourcemap"),
       compress: givenBoolean(argv, "compress"),
+      ssr: givenBoolean(argv, "ssr"),
     },
   });
   const logger = consoleLogger;
@@ -193,6 +195,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       minify: config.build.minify,
       sourcemap: config.build.sourcemap,
       compress: config.build.compress,
+      ssr: config.build.ssr,
       onProgress: progress,
     });
     if (interactive) process.stderr.write("\r\x1b[K");
@@ -266,6 +269,7 @@ export function createCli() {
     .option("--no-minify", "Turn minification off")
     .option("--sourcemap", "Append inline source maps (off by default)")
     .option("--compress", "Also write .gz and .br siblings of every bundle")
+    .option("--no-ssr", "Skip the server bundles islands render with (built by default)")
     .example("svc build --output dist/svc")
     .example(
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",

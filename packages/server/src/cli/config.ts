@@ -64,6 +64,8 @@ export interface SvcConfig {
     sourcemap?: boolean;
     /** Write `.gz` and `.br` siblings. Default: false. */
     compress?: boolean;
+    /** Also build every component for Node, to render islands without esbuild. Default: true. */
+    ssr?: boolean;
   };
   serve?: {
     /** Default: "0.0.0.0". */
@@ -100,6 +102,7 @@ export interface ConfigFlags {
   minify?: boolean;
   sourcemap?: boolean;
   compress?: boolean;
+  ssr?: boolean;
   host?: string;
   port?: number;
   corsOrigins?: readonly string[];
@@ -124,7 +127,13 @@ export interface ResolvedConfig {
   root: string;
   configFile: string | undefined;
   sources: { dir: string; prefix: string }[];
-  build: { output: string | undefined; minify: boolean; sourcemap: boolean; compress: boolean };
+  build: {
+    output: string | undefined;
+    minify: boolean;
+    sourcemap: boolean;
+    compress: boolean;
+    ssr: boolean;
+  };
   serve: {
     host: string;
     port: number;
@@ -218,6 +227,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
       minify: flags.minify ?? config.build?.minify ?? true,
       sourcemap: flags.sourcemap ?? config.build?.sourcemap ?? false,
       compress: flags.compress ?? config.build?.compress ?? false,
+      ssr: flags.ssr ?? config.build?.ssr ?? true,
     },
     serve: {
       host: flags.host ?? config.serve?.host ?? "0.0.0.0",
@@ -298,7 +308,7 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 
 const KEYS = {
   top: ["sources", "apps", "build", "serve"],
-  build: ["output", "minify", "sourcemap", "compress"],
+  build: ["output", "minify", "sourcemap", "compress", "ssr"],
   serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
 } as const;
 
@@ -346,6 +356,7 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   expectType(build.minify, "boolean", "build.minify", fail);
   expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
   expectType(build.compress, "boolean", "build.compress", fail);
+  expectType(build.ssr, "boolean", "build.ssr", fail);
   expectType(serve.host, "string", "serve.host", fail);
   expectType(serve.buildDir, "string", "serve.buildDir", fail);
   expectType(serve.static, "boolean", "serve.static", fail);

@@ -46,6 +46,11 @@ export interface BuildOptions {
   /** Also write `.gz` and `.br` siblings of every bundle. Default: false. */
   compress?: boolean;
   /**
+   * Also build every component for Node (`bundles/<name>.<hash>.cjs`, the manifest entry's
+   * `server`), so islands render in production without esbuild. Default: true.
+   */
+  ssr?: boolean;
+  /**
    * How long files of a replaced build stay after the build that stopped listing them, in
    * milliseconds, so a page that read the previous `manifest.json` still finds its bundles;
    * the first build that runs this long after removes them. `0` removes them at once.
@@ -188,10 +193,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   }
 
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
-  const finished = await bundleAll(components, {
-    minify: options.minify ?? true,
-    sourcemap: options.sourcemap ?? false,
-  });
+  const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
+  // The server bundles in a pass of their own, alongside: a component that fails fails both.
+  const [finished, servers] = await Promise.all([
+    bundleAll(components, bundleOptions),
+    (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
+  ]);
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
@@ -199,9 +206,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   try {
     output.prepare();
     bundles = await writeBundles(output, finished, options.compress ?? false, progress);
+    const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
-    for (const { name, file, hash, integrity, size } of bundles) {
+    for (const bundle of bundles) {
+      const { name, file, hash, integrity, size } = bundle;
+      bundle.server = serverFiles.get(name);
       manifest[name] = { file, hash, integrity, size };
+      if (bundle.server !== undefined) manifest[name].server = bundle.server;
     }
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
     // The previous build's files the new one drops start their grace period now.
@@ -232,7 +243,7 @@ interface FinishedBundle {
 /** One esbuild pass over every entry point; each output mapped back to its component. */
 async function bundleAll(
   components: readonly Component[],
-  options: { minify: boolean; sourcemap: boolean },
+  options: { minify: boolean; sourcemap: boolean; target?: "browser" | "server" },
 ): Promise<FinishedBundle[]> {
   const esbuildOptions = createEsbuildOptions(components, { ...options, mode: "production" });
   const workingDir = esbuildOptions.absWorkingDir as string;
@@ -341,6 +352,23 @@ async function writeBundles(
   return bundles;
 }
 
+/** Writes each server bundle as `bundles/<file_safe_name>.<hash>.cjs`; never compressed. */
+function writeServerBundles(
+  output: OutputWriter,
+  servers: readonly FinishedBundle[],
+): Map<string, { file: string; integrity: string }> {
+  const files = new Map<string, { file: string; integrity: string }>();
+  for (const { name, code, hash } of servers) {
+    const file = `${BUNDLES_DIR}/${fileSafeName(name)}.${hash}.cjs`;
+    output.place(file, code);
+    files.set(name, {
+      file,
+      integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
+    });
+  }
+  return files;
+}
+
 /**
  * gzip's header records the operating system it was made on; pin it to "Unix" so the `.gz`
  * files are byte-identical wherever the build runs (the header carries no checksum).
@@ -362,8 +390,8 @@ function resolveOutDir(outDir: string): string {
 
 /** Temporary files of a build: `.tmp-<pid>-<random>.<final name>`, beside their final name. */
 const TEMPORARY = /^\.tmp-(\d+)-[0-9a-f]+\./;
-/** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`. */
-const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.js(?:\.gz|\.br)?$/;
+/** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`, and the server bundles `<file_safe_name>.<hash>.cjs`. */
+const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.(?:js(?:\.gz|\.br)?|cjs)$/;
 const BUNDLES_DIR = "bundles";
 
 /**
@@ -448,8 +476,8 @@ function readIfFile(path: string): Buffer | undefined {
 }
 
 /**
- * The files (relative to `outDir`) of the build in place: the manifest's bundles and their
- * `.gz`/`.br` siblings. Empty when there is no usable manifest.
+ * The files (relative to `outDir`) of the build in place: the manifest's bundles, their
+ * `.gz`/`.br` siblings and their server bundles. Empty when there is no usable manifest.
  */
 function readPreviousFiles(outDir: string): string[] {
   let manifest: Manifest;
@@ -458,7 +486,12 @@ function readPreviousFiles(outDir: string): string[] {
   } catch {
     return [];
   }
-  return Object.values(manifest).flatMap(({ file }) => [file, `${file}.gz`, `${file}.br`]);
+  return Object.values(manifest).flatMap(({ file, server }) => [
+    file,
+    `${file}.gz`,
+    `${file}.br`,
+    ...(server === undefined ? [] : [server.file]),
+  ]);
 }
 
 /**
