@@ -38,6 +38,7 @@ export function ServerComponent<P extends object = Record<string, unknown>>({
 }: ServerComponentProps<P>): ReactNode {
   const revision = useComponentRevision(useSvc().queryClient, name);
   return createElement(QueryErrorResetBoundary, {
+    // biome-ignore lint/correctness/noChildrenProp: a render function, which createElement's children do not type
     children: ({ reset }: { reset: () => void }) =>
       createElement(
         SvcErrorBoundary,
