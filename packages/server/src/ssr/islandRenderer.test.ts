@@ -28,6 +28,19 @@ export default function Outer() {
   return <em>{text}</em>;
 }
 `,
+  "swatch/index.tsx": `import { css, styled } from "goober";
+import { useComponent } from "@svc/react";
+const Box = styled("div")<{ color: string }>\`border: 1px solid \${(p) => p.color};\`;
+export default function Swatch({ color = "red", note = "" }: { color?: string; note?: string }) {
+  const Label = useComponent<{ text: string }>("label");
+  return <Box color={color} className={css({ content: JSON.stringify(note) })}><Label text={color} /></Box>;
+}
+`,
+  "label/index.tsx": `import { css } from "goober";
+export default function Label({ text }: { text: string }) {
+  return <span className={css\`font-weight: 700;\`}>{text}</span>;
+}
+`,
   "thrower/index.tsx": `export { default } from "./Thrower";\n`,
   "thrower/Thrower.tsx": `export default function Thrower() {
   const message = "no";
@@ -90,6 +103,36 @@ describe("renderIsland", () => {
     const invalid = await failure(handlers.renderIsland(cn("counter"), { start: "three" }));
     expect(invalid).toMatchObject({ kind: "InvalidProps", malformed: false });
     expect(invalid?.message).toMatch(/start: .*integer/);
+  });
+
+  it("puts each render's goober rules, nested components' included, in a style before the island", async () => {
+    const { handlers } = setup();
+    const [red, blue] = await Promise.all([
+      handlers.renderIsland(cn("swatch"), { color: "red" }),
+      handlers.renderIsland(cn("swatch"), { color: "blue" }),
+    ]);
+    for (const [html, color, other] of [
+      [red, "red", "blue"],
+      [blue, "blue", "red"],
+    ] as const) {
+      const style =
+        /^<style data-svc-styles="swatch">(.*?)<\/style><div data-svc-component="swatch"/.exec(
+          html,
+        );
+      expect(style?.[1]).toContain(`border:1px solid ${color};`);
+      expect(style?.[1]).toContain("font-weight:700;");
+      // Concurrent renders do not share rules; the classes the HTML uses are all defined.
+      expect(style?.[1]).not.toContain(`solid ${other}`);
+      for (const [, name] of html.matchAll(/class="[^"]*?(go\d+)/g)) {
+        expect(style?.[1]).toContain(`.${name}{`);
+      }
+    }
+    // A prop that ends up in a rule cannot end the style element.
+    const note = "</style><script>alert(1)</script>";
+    const html = await handlers.renderIsland(cn("swatch"), { note });
+    expect(html).not.toContain("</style><script>");
+    expect(html.indexOf("</style>") + "</style>".length).toBe(html.indexOf("<div"));
+    expect(html).toContain(`content:"<\\/style><script>alert(1)</script>"`);
   });
 
   it("answers a component that throws with a RenderError whose stack is in the component's files", async () => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
 import {
   type ComponentMetadata,
@@ -96,8 +97,12 @@ function loadPeers(): Promise<Peers> {
         // not installed: a component that imports it fails with a clear message
       }
     }
-    // goober renders through whatever `setup` gave it, as the loader does in the browser.
-    (shared.goober as typeof import("goober") | undefined)?.setup(react.createElement);
+    const goober = shared.goober as typeof import("goober") | undefined;
+    if (goober !== undefined) {
+      // goober renders through whatever `setup` gave it, as the loader does in the browser.
+      goober.setup(react.createElement);
+      shared.goober = perRenderGoober(goober);
+    }
     return {
       shared,
       createElement: react.createElement,
@@ -110,6 +115,48 @@ function loadPeers(): Promise<Peers> {
     peers = undefined;
   });
   return peers;
+}
+
+/** The style sheet of the render under way: what goober writes its rules to on the server. */
+const renderSheet = new AsyncLocalStorage<{ data: string }>();
+
+/**
+ * goober as server bundles get it: the rules a render's components make go to that render's
+ * own sheet (goober's target, found through the render's async context), never to goober's one
+ * global server sheet, which only grows and which concurrent renders would share. Outside a
+ * render (a module's top level), rules go to a sheet that is dropped.
+ */
+function perRenderGoober(goober: typeof import("goober")): typeof import("goober") {
+  const sheet = () => renderSheet.getStore() ?? { data: "" };
+  const css = (flags: object) =>
+    function (this: object | undefined, ...args: unknown[]) {
+      return (goober.css as (...a: unknown[]) => string).apply(
+        { ...this, ...flags, target: sheet() },
+        args,
+      );
+    };
+  return {
+    ...goober,
+    css: css({}) as typeof goober.css,
+    glob: css({ g: 1 }) as typeof goober.glob,
+    keyframes: css({ k: 1 }) as typeof goober.keyframes,
+    styled: function (this: object | undefined, ...args: unknown[]) {
+      // goober reads its context's `target` on every render of the styled component.
+      const context = {
+        ...this,
+        get target() {
+          return sheet();
+        },
+      };
+      return (goober.styled as (...a: unknown[]) => unknown).apply(context, args);
+    } as typeof goober.styled,
+    extractCss: () => "",
+  };
+}
+
+/** CSS for a `<style>` element: no `</style` can end it early. */
+function styleText(css: string): string {
+  return css.replace(/<\/(style)/gi, "<\\/$1");
 }
 
 /** The modules server bundles share with the renderer (for evaluating them). */
@@ -187,12 +234,15 @@ export class IslandRenderer {
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), this.#timeoutMs);
     });
-    const rendering = prerender(tree, {
-      signal: controller.signal,
-      onError: (error) => {
-        failure ??= error;
-      },
-    });
+    const sheet = { data: "" };
+    const rendering = renderSheet.run(sheet, () =>
+      prerender(tree, {
+        signal: controller.signal,
+        onError: (error) => {
+          failure ??= error;
+        },
+      }),
+    );
     const result = await Promise.race([rendering, timedOut]).finally(() => clearTimeout(timer));
     if (result === "timeout") {
       controller.abort();
@@ -215,7 +265,12 @@ export class IslandRenderer {
       attributes.push([ISLAND_ATTRIBUTES.deps, JSON.stringify(deps)]);
     if (options.apiBase !== undefined) attributes.push(["data-svc-api", options.apiBase]);
     const open = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
-    return `<div${open}>${html}</div>`;
+    // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
+    const styles =
+      sheet.data === ""
+        ? ""
+        : `<style data-svc-styles="${escapeHtml(name)}">${styleText(sheet.data)}</style>`;
+    return `${styles}<div${open}>${html}</div>`;
   }
 
   /** The error a failed render answers: svc's own errors as they are, others as RenderError. */
