@@ -13,12 +13,13 @@ import { type ComponentRegistry, silentLogger } from "./svc.ts";
 // `@nestjs/core` (which it loads with `require` on first use) resolve from that node_modules
 // directory too, so app and bridge share one Nest of the version under test.
 if (nestModules !== undefined && nestModules !== "") {
-  const requireNest = createRequire(join(nestModules, "..", "resolve-from-here.js"));
+  const modules = nestModules;
+  const requireNest = createRequire(join(modules, "..", "resolve-from-here.js"));
   let resolving = false;
   // Vite resolves a test file's imports to paths before Node sees them, so a path into the
   // repository's own `@nestjs/common` or `@nestjs/core` is mapped as well as a bare name.
   const resolved = /[\\/]node_modules[\\/](@nestjs[\\/](?:common|core)(?:[\\/].*)?)$/;
-  const inside = (path: string) => path.startsWith(nestModules);
+  const inside = (path: string) => path.startsWith(modules);
   registerHooks({
     resolve(specifier, context, nextResolve) {
       // Resolved here rather than by passing another parentURL on: Node's require() keeps
@@ -34,7 +35,7 @@ if (nestModules !== undefined && nestModules !== "") {
       const path = specifier.startsWith("file:") ? fileURLToPath(specifier) : specifier;
       const match = isAbsolute(path) && !inside(path) ? resolved.exec(path) : null;
       return match?.[1] !== undefined
-        ? nextResolve(pathToFileURL(join(nestModules, match[1])).href, context)
+        ? nextResolve(pathToFileURL(join(modules, match[1])).href, context)
         : nextResolve(specifier, context);
     },
   });
