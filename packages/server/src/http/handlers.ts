@@ -8,8 +8,7 @@ import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
-import { type IslandOptions, IslandRenderer, sharedServerModules } from "../ssr/islandRenderer.ts";
-import { type EvaluatedBundle, evaluateServerBundle } from "../ssr/serverModule.ts";
+import { type IslandOptions, IslandRenderer, type ServerBundle } from "../ssr/islandRenderer.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -47,6 +46,12 @@ export interface HandlerOptions {
    * `RenderTimeout` (HTTP 500). Default: 5000 ms.
    */
   renderTimeoutMs?: number;
+  /**
+   * Islands render in a worker thread, replaced once the component versions replaced in it
+   * (edits, new builds) add up to this many bytes of code, which its isolate keeps. Default:
+   * 16 MiB.
+   */
+  renderRecycleBytes?: number;
   logger?: Logger;
 }
 
@@ -125,8 +130,6 @@ export function createHandlers(
     bundleOptions: { ...options.bundleOptions, target: "server" },
     buildTimeoutMs: options.buildTimeoutMs,
   });
-  /** The evaluated version of each component's server bundle; a new one replaces the old. */
-  const evaluated = new Map<ComponentName, { hash: string; bundle: EvaluatedBundle }>();
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
@@ -145,10 +148,8 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  /** `name`'s server bundle, evaluated (once per version), and its browser bundle's hash. */
-  async function serverBundle(
-    name: ComponentName,
-  ): Promise<{ bundle: EvaluatedBundle; hash: string }> {
+  /** `name`'s server bundle and its browser bundle's hash. */
+  async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
     let server: { code: Uint8Array; hash: string };
     let hash: string;
@@ -165,20 +166,12 @@ export function createHandlers(
       server = built;
       hash = browser.hash;
     }
-    const known = evaluated.get(name);
-    if (known !== undefined && known.hash === server.hash) return { bundle: known.bundle, hash };
-    const bundle = evaluateServerBundle(
-      Buffer.from(server.code).toString("utf8"),
-      name,
-      await sharedServerModules(),
-    );
-    evaluated.set(name, { hash: server.hash, bundle });
-    return { bundle, hash };
+    return { code: server.code, serverHash: server.hash, hash };
   }
 
   const islands = new IslandRenderer(
     { serverBundle, metadata: (name) => metadataOf(name) },
-    { timeoutMs: options.renderTimeoutMs },
+    { timeoutMs: options.renderTimeoutMs, recycleBytes: options.renderRecycleBytes },
   );
 
   async function liveBundle(name: ComponentName): Promise<BundleResult> {

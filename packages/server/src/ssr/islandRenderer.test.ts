@@ -158,6 +158,36 @@ describe("renderIsland", () => {
     expect(error).toMatchObject({ kind: "RenderTimeout", component: "stuck" });
   });
 
+  it("stops a component stuck in a loop (RenderTimeout), sends the worker's other renders again, and renders on", async () => {
+    const { handlers } = setup(
+      {
+        ...COMPONENTS,
+        "spin/index.tsx": "export default function Spin() {\n  for (;;) {}\n  return null;\n}\n",
+      },
+      { renderTimeoutMs: 500 },
+    );
+    await handlers.renderIsland(cn("inner"), { text: "warm" });
+    const spinning = failure(handlers.renderIsland(cn("spin"), {}));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sent to the worker while it spins: answered by the worker that replaces it.
+    const bystander = handlers.renderIsland(cn("inner"), { text: "bystander" });
+    expect(await spinning).toMatchObject({ kind: "RenderTimeout", component: "spin" });
+    expect(await bystander).toContain("<em>bystander</em>");
+    expect(await handlers.renderIsland(cn("inner"), { text: "after" })).toContain("<em>after</em>");
+  });
+
+  it("renders every version across replacements of its worker", async () => {
+    const { dir, handlers } = setup(COMPONENTS, { renderRecycleBytes: 1 });
+    for (let version = 0; version < 6; version++) {
+      writeFileSync(
+        join(dir, "inner/index.tsx"),
+        `export default function Inner({ text }: { text: string }) {\n  return <em>{text} v${version}</em>;\n}\n`,
+      );
+      const html = await handlers.renderIsland(cn("outer"), {});
+      expect(html.replaceAll("<!-- -->", "")).toContain(`<em>from outer v${version}</em>`);
+    }
+  });
+
   it("renders the new version on the next request after an edit", async () => {
     const { dir, handlers } = setup();
     expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<em>a</em>");
