@@ -10,10 +10,14 @@ export {
   InvalidComponentNameError,
   isSvcError,
   isValidName,
+  type KnownName,
   MAX_NAME_LENGTH,
   parseComponentName,
+  type SvcComponentName,
+  type SvcComponents,
   SvcError,
   type SvcErrorKind,
+  type SvcProps,
   type WireErrorKind,
 } from "@svc/protocol";
 export {
