@@ -14,6 +14,8 @@ export interface TypesWatcherOptions {
   watch?: boolean;
   /** Quiet time after a file-system event before checking, in ms. Default: 50. */
   debounceMs?: number;
+  /** What writes the text. Default: {@link generateTypes}. */
+  generate?: typeof generateTypes;
 }
 
 export interface TypesWatcher {
@@ -34,7 +36,7 @@ export function watchTypes(
   registry: ComponentRegistry,
   options: TypesWatcherOptions,
 ): TypesWatcher {
-  const { file, logger } = options;
+  const { file, logger, generate = generateTypes } = options;
   const schemas = new SchemaReader();
   const shown = relative(process.cwd(), file) || file;
   /** The components and schema stamps the file was last generated from. */
@@ -67,7 +69,7 @@ export function watchTypes(
     const from = fingerprint();
     if (from !== undefined && from === generatedFrom) return;
     try {
-      const content = await generateTypes(registry, { schemas });
+      const content = await generate(registry, { schemas });
       if (closed) return;
       if (writeTypesFile(file, content)) logger.info(`svc types: wrote ${shown}`);
       generatedFrom = from;
