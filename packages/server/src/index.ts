@@ -133,6 +133,12 @@ export {
   type StaticFilesOptions,
 } from "./production/staticFiles.ts";
 export {
+  type GenerateTypesOptions,
+  generateTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from "./production/typesFile.ts";
+export {
   type IslandOptions,
   RenderError,
   RenderTimeoutError,
