@@ -16,7 +16,11 @@ import {
   type ComponentModule,
   getModuleRegistry,
   installModules,
+  type KnownName,
+  type PropsFor,
   type SvcClient,
+  type SvcComponentName,
+  type SvcProps,
 } from "@svc/react";
 import { QueryClient } from "@tanstack/react-query";
 import * as goober from "goober";
@@ -44,18 +48,34 @@ export interface SvcGlobal {
    * those already rendered. Default root: the document. Returns the containers found.
    */
   render(root?: ParentNode): Element[];
-  /** Re-renders a container with new props and writes them to its `data-svc-props`. */
-  update(container: Element, props: Record<string, unknown>): void;
-  /** Loads a component's module (shared cache with the rendered containers). */
-  load(name: string, options?: SvcLoadOptions): Promise<ComponentModule>;
+  /**
+   * Re-renders a container with new props and writes them to its `data-svc-props`. Props are
+   * checked against the declared components (`SvcComponents`); name the component to check
+   * against its props alone: `svc.update<"counter">(el, { step: 2 })`.
+   */
+  update<N extends SvcComponentName = SvcComponentName>(
+    container: Element,
+    props: SvcProps<N>,
+  ): void;
+  /**
+   * Loads a component's module (shared cache with the rendered containers). A declared name
+   * types its default export; a name typed `string` is let through (see `KnownName`).
+   */
+  load<P extends object = never, N extends string = string>(
+    name: KnownName<N>,
+    options?: SvcLoadOptions,
+  ): Promise<SvcModule<PropsFor<P, N>>>;
   /** Unmounts a container's React root. */
   unmount(container: Element): void;
   /**
    * Fetches a component again (its source changed) and re-renders it wherever it is shown;
    * other components keep their state. `hash`: its new content hash, when known.
    */
-  reload(name: string, options?: { hash?: string }): Promise<void>;
+  reload<N extends string>(name: KnownName<N>, options?: { hash?: string }): Promise<void>;
 }
+
+/** A component's module namespace as `window.svc.load` gives it: its default export typed. */
+export type SvcModule<P> = ComponentModule & { readonly default?: React.ComponentType<P> };
 
 declare global {
   interface Window {
@@ -236,7 +256,8 @@ function createLoader(): SvcGlobal {
     },
 
     load(name, options = {}) {
-      return clientFor(options.apiBase ?? defaultApi).client.load(name, { hash: options.hash });
+      const client = clientFor(options.apiBase ?? defaultApi).client;
+      return client.load(name, { hash: options.hash }) as Promise<never>;
     },
 
     async reload(name, options = {}) {

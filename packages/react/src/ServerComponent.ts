@@ -1,3 +1,4 @@
+import type { KnownName, PropsFor } from "@svc/protocol";
 import { QueryErrorResetBoundary } from "@tanstack/react-query";
 import { type ComponentType, createElement, type ReactNode, Suspense } from "react";
 import { useComponentRevision } from "./componentRevision.ts";
@@ -9,11 +10,18 @@ import {
 import { useSvc } from "./svcContext.ts";
 import { useComponent } from "./useComponent.ts";
 
-export interface ServerComponentProps<P extends object = Record<string, unknown>> {
+/**
+ * The props of `ServerComponent` for component `N` (see `SvcComponents`), or for explicit
+ * props `P`: `props` must be given when the component requires any.
+ */
+export type ServerComponentProps<
+  P extends object = never,
+  N extends string = string,
+> = ServerComponentOptions<N> & PropsField<PropsFor<P, N>>;
+
+interface ServerComponentOptions<N extends string> {
   /** Component name, e.g. `"counter"` or `"store:product"`. */
-  name: string;
-  /** Props for the component. Default `{}`. */
-  props?: P;
+  name: KnownName<N>;
   /** Which export of the bundle to render. Default `"default"`. */
   exportName?: string;
   /** Shown while the bundle loads. Default: nothing. */
@@ -23,19 +31,33 @@ export interface ServerComponentProps<P extends object = Record<string, unknown>
   onError?: SvcErrorBoundaryProps["onError"];
 }
 
+// biome-ignore lint/complexity/noBannedTypes: `{}` is what an omitted props argument amounts to.
+type PropsField<P> = {} extends P
+  ? {
+      /** Props for the component. Default `{}`. */
+      props?: P;
+    }
+  : {
+      /** Props for the component. */
+      props: P;
+    };
+
 /**
  * Renders a component served by svc, with its own Suspense and error boundary: a failure
  * shows inside this element only. Changing `name` or `props` after a failure tries again, and
  * so does a new version of the component (`reloadComponent`, live reload).
  */
-export function ServerComponent<P extends object = Record<string, unknown>>({
-  name,
-  props,
-  exportName,
-  fallback = null,
-  errorFallback,
-  onError,
-}: ServerComponentProps<P>): ReactNode {
+export function ServerComponent<P extends object = never, N extends string = string>(
+  componentProps: ServerComponentProps<P, N>,
+): ReactNode {
+  const {
+    name,
+    props,
+    exportName,
+    fallback = null,
+    errorFallback,
+    onError,
+  } = componentProps as ServerComponentOptions<string> & { props?: object };
   const revision = useComponentRevision(useSvc().queryClient, name);
   return createElement(QueryErrorResetBoundary, {
     // biome-ignore lint/correctness/noChildrenProp: a render function, which createElement's children do not type
@@ -52,7 +74,7 @@ export function ServerComponent<P extends object = Record<string, unknown>>({
         createElement(
           Suspense,
           { fallback },
-          createElement(Loaded<P>, { name, exportName, props: props ?? ({} as P) }),
+          createElement(Loaded, { name, exportName, props: props ?? {} }),
         ),
       ),
   });

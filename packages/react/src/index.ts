@@ -1,3 +1,11 @@
+export type {
+  KnownName,
+  PropsFor,
+  PropsParameters,
+  SvcComponentName,
+  SvcComponents,
+  SvcProps,
+} from "@svc/protocol";
 export {
   assertComponentName,
   BundleLoadError,

@@ -1,3 +1,4 @@
+import type { KnownName, PropsFor } from "@svc/protocol";
 import {
   type ComponentModule,
   getComponentExport,
@@ -28,10 +29,10 @@ export interface UseComponentOptions {
  * component validates its props against its `schema.json` (fetched alongside the bundle, not
  * after it). Needs an `SvcProvider` above it.
  */
-export function useComponent<P extends object = Record<string, unknown>>(
-  name: string,
+export function useComponent<P extends object = never, N extends string = string>(
+  name: KnownName<N>,
   options: UseComponentOptions = {},
-): ComponentType<P> {
+): ComponentType<PropsFor<P, N>> {
   const { client, queryClient } = useSvc();
   const queries =
     process.env.NODE_ENV !== "production"
@@ -39,8 +40,8 @@ export function useComponent<P extends object = Record<string, unknown>>(
       : [componentQueryOptions(name, { client })];
   const [loaded] = useSuspenseQueries({ queries }, queryClient);
   const module = loaded?.data as ComponentModule;
-  const component = getComponentExport(module, name, options.exportName) as ComponentType<P>;
-  return wrapperOf(component, name);
+  const component = getComponentExport(module, name, options.exportName) as ComponentType<object>;
+  return wrapperOf(component, name) as ComponentType<PropsFor<P, N>>;
 }
 
 const wrappers = new WeakMap<object, Map<string, ComponentType<never>>>();

@@ -10,10 +10,14 @@ export {
   InvalidComponentNameError,
   isSvcError,
   isValidName,
+  type KnownName,
   MAX_NAME_LENGTH,
   parseComponentName,
+  type SvcComponentName,
+  type SvcComponents,
   SvcError,
   type SvcErrorKind,
+  type SvcProps,
   type WireErrorKind,
 } from "@svc/protocol";
 export {
@@ -128,6 +132,12 @@ export {
   type StaticFiles,
   type StaticFilesOptions,
 } from "./production/staticFiles.ts";
+export {
+  type GenerateTypesOptions,
+  generateTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from "./production/typesFile.ts";
 export {
   type IslandOptions,
   RenderError,

@@ -19,6 +19,7 @@ import {
 } from "./config.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
 import { formatInitReport, init } from "./init.ts";
+import { type TypesFlags, typesCommand } from "./types.ts";
 
 export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
 
@@ -110,6 +111,7 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       buildDir,
       staticMode: config.serve.static,
       live: givenBoolean(argv, "live") ?? true,
+      types: config.types,
       logger,
     });
   } catch (error) {
@@ -275,6 +277,18 @@ export function createCli() {
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",
     )
     .action((flags: BuildFlags) => buildCommand(flags, cli.rawArgs));
+  common(
+    cli.command(
+      "types",
+      "Write TypeScript declarations of every component's props from its schema.json",
+    ),
+  )
+    .option("--out <file>", "Declaration file (default: types in svc.config, else svc-env.d.ts)")
+    .option("--prefix <prefix>", "Register the components as PREFIX:name")
+    .option("--check", "Write nothing; exit 1 when the file is out of date (for CI)")
+    .example("svc types")
+    .example("svc types --out src/svc-env.d.ts --check")
+    .action((flags: TypesFlags) => typesCommand(flags, cli.rawArgs.slice(2)));
   cli
     .command(
       "init",

@@ -55,6 +55,12 @@ export interface SvcConfig {
    * directory adds it as a source prefixed with the application's directory name.
    */
   apps?: string | string[];
+  /**
+   * The declaration file of the components' props that `svc types` writes and `svc serve`
+   * keeps current (e.g. `"svc-env.d.ts"`). Default: none — `svc serve` writes no types, and
+   * `svc types` writes `svc-env.d.ts`.
+   */
+  types?: string;
   build?: {
     /** Output directory of `svc build`. */
     output?: string;
@@ -97,6 +103,8 @@ export function defineConfig(config: SvcConfig): SvcConfig {
 /** Command-line flags; each one given overrides the config file. */
 export interface ConfigFlags {
   componentsDir?: string;
+  /** `svc types --out`. */
+  types?: string;
   prefix?: string;
   output?: string;
   minify?: boolean;
@@ -127,6 +135,8 @@ export interface ResolvedConfig {
   root: string;
   configFile: string | undefined;
   sources: { dir: string; prefix: string }[];
+  /** The declaration file of the components' props (`types`, `svc types --out`), if set. */
+  types: string | undefined;
   build: {
     output: string | undefined;
     minify: boolean;
@@ -222,6 +232,12 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     root,
     configFile,
     sources,
+    types:
+      flags.types !== undefined
+        ? typesFile(cwd, flags.types, "--out")
+        : config.types !== undefined
+          ? typesFile(root, config.types, `${where}: types`)
+          : undefined,
     build: {
       output,
       minify: flags.minify ?? config.build?.minify ?? true,
@@ -307,7 +323,7 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 }
 
 const KEYS = {
-  top: ["sources", "apps", "build", "serve"],
+  top: ["sources", "apps", "types", "build", "serve"],
   build: ["output", "minify", "sourcemap", "compress", "ssr"],
   serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
 } as const;
@@ -352,6 +368,7 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   }
   const build = (value.build ?? {}) as Record<string, unknown>;
   const serve = (value.serve ?? {}) as Record<string, unknown>;
+  expectType(value.types, "string", "types", fail);
   expectType(build.output, "string", "build.output", fail);
   expectType(build.minify, "boolean", "build.minify", fail);
   expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
@@ -463,6 +480,16 @@ function existingDir(base: string, dir: string, where = "--components-dir"): str
     );
   }
   return absolute;
+}
+
+/** A declaration file's absolute path. @throws UsageError unless it names a TypeScript file. */
+function typesFile(base: string, file: string, where: string): string {
+  if (!/\.[cm]?ts$/.test(file)) {
+    throw new UsageError(
+      `${where} ${JSON.stringify(file)} is not a TypeScript file — name a .d.ts file, e.g. svc-env.d.ts`,
+    );
+  }
+  return resolve(base, file);
 }
 
 function checkPrefix(prefix: string | undefined, where = "--prefix"): string {

@@ -1,4 +1,9 @@
-import { parseComponentName } from "@svc/protocol";
+import {
+  type KnownName,
+  type PropsFor,
+  type PropsParameters,
+  parseComponentName,
+} from "@svc/protocol";
 import { escapeHtml } from "../util/html.ts";
 
 export { escapeHtml } from "../util/html.ts";
@@ -25,11 +30,11 @@ export interface WidgetOptions {
  * @throws InvalidComponentNameError for a malformed name; TypeError for props that are not
  * a JSON object
  */
-export function renderWidget(
-  name: string,
-  props: Readonly<Record<string, unknown>> = {},
-  options: WidgetOptions = {},
+export function renderWidget<P extends object = never, N extends string = string>(
+  name: KnownName<N>,
+  ...args: PropsParameters<Readonly<PropsFor<P, N>>, [options?: WidgetOptions]>
 ): string {
+  const [props = {}, options = {}] = args as [unknown?, WidgetOptions?];
   parseComponentName(name);
   if (typeof props !== "object" || props === null || Array.isArray(props)) {
     throw new TypeError(`renderWidget("${name}"): props must be a plain object`);
