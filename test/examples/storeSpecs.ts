@@ -53,7 +53,8 @@ function record(page: Page, origin: string): Recorded {
   page.on("request", (request) => requests.push(new URL(request.url())));
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+    // CSP violations, and any hydration mismatch React reports.
+    if (/Content Security Policy|hydrat/i.test(message.text())) problems.push(message.text());
   });
   const paths = () => requests.filter((url) => url.origin === origin).map((url) => url.pathname);
   return { page, paths, problems };
@@ -141,6 +142,33 @@ export function describeStoreExample(mode: Mode): void {
       expect(await detail.getByTestId("product-price").textContent()).toBe("$29.99");
       expect(await page.title()).toBe("Potted Fern · svc store");
       expect(problems).toEqual([]);
+    });
+
+    it("/ and a product's page are islands: server-rendered names and prices, the list hydrating when visible", async () => {
+      const home = await (await fetch(url("/"))).text();
+      expect(home).toMatch(
+        /<div data-svc-component="store:product_list"[^>]*data-svc-ssr[^>]*data-svc-hydrate="visible"/,
+      );
+      const detail = await (await fetch(url("/product/5"))).text();
+      expect(detail).toMatch(/<div data-svc-component="store:product"[^>]*data-svc-hydrate="load"/);
+      expect(detail).toContain("Potted Fern");
+
+      // Without JavaScript the server's HTML is the content.
+      const noScript = await browser.newContext({ ...VIEWPORT, javaScriptEnabled: false });
+      const page = await noScript.newPage();
+      await page.goto(url("/"));
+      expect(await texts(page, "product-name")).toEqual(FIXTURE_NAMES);
+      expect(await texts(page, "product-price")).toEqual([
+        "$14.50",
+        "$49.00",
+        "$12.99",
+        "$79.95",
+        "$29.99",
+        "$129.00",
+      ]);
+      await page.goto(url("/product/5"));
+      expect(await page.getByTestId("product-price").textContent()).toBe("$29.99");
+      await noScript.close();
     });
 
     it("/product/99999 shows the 404 page with status 404", async () => {
