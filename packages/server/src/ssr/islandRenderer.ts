@@ -11,7 +11,12 @@ import {
 } from "@svc/protocol";
 import { escapeHtml } from "../util/html.ts";
 import { requirePeer } from "../util/peer.ts";
-import type { FromWorker, ModuleVersion, ToWorker } from "./renderProtocol.ts";
+import {
+  type FromWorker,
+  type ModuleVersion,
+  RENDER_PEERS,
+  type ToWorker,
+} from "./renderProtocol.ts";
 
 export interface IslandOptions {
   /** When the browser hydrates it. Default: `"load"`. */
@@ -63,6 +68,17 @@ export class RenderError extends SvcError {
       },
     );
     this.name = "RenderError";
+  }
+}
+
+/**
+ * Rendering on the server cannot start: a package it needs is not installed. A `RenderError`
+ * (500) whose message is the one line that says what to install.
+ */
+export class RenderSetupError extends SvcError {
+  constructor(name: string, message: string, cause?: unknown) {
+    super("RenderError", message, { component: name, cause });
+    this.name = "RenderSetupError";
   }
 }
 
@@ -212,7 +228,7 @@ export class IslandRenderer {
     const [own, metadata, validate] = await Promise.all([
       this.#sources.serverBundle(name),
       this.#sources.metadata(name),
-      this.#validator(),
+      this.#validator(name),
     ]);
     const issues = validate(metadata.props, props as Record<string, unknown>);
     if (issues.length > 0) {
@@ -269,11 +285,15 @@ export class IslandRenderer {
     return Promise.resolve();
   }
 
-  async #validator() {
+  async #validator(name: ComponentName) {
     if (this.#validate === undefined) {
       const svc = await import("@svc/react").catch((error: unknown) => {
         // The one-line "install …" message, not a resolution error.
-        requirePeer("@svc/react", "server-side rendering", "@svc/react");
+        try {
+          requirePeer("@svc/react", "server-side rendering", RENDER_PEERS);
+        } catch (missing) {
+          throw new RenderSetupError(name, (missing as Error).message, error);
+        }
         throw error;
       });
       this.#validate = svc.validateProps;
@@ -340,7 +360,8 @@ export class IslandRenderer {
         if (render === undefined) return;
         const { failure } = message;
         if ("refused" in failure) render.reject(render.refusals.get(failure.refused));
-        else if ("setup" in failure) render.reject(new Error(failure.setup));
+        else if ("setup" in failure)
+          render.reject(new RenderSetupError(render.name, failure.setup));
         else render.reject(new RenderError(failure.component, failure.message, failure.stack));
         return;
       }

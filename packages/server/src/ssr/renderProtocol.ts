@@ -55,3 +55,6 @@ export type RenderFailure =
   | { component: string; message: string; stack?: string }
   /** The peers (React, …) cannot be loaded in the worker. */
   | { setup: string };
+
+/** What rendering on the server needs installed beside `@svc/server` (an `npm install` line). */
+export const RENDER_PEERS = "react react-dom @tanstack/react-query @svc/react";

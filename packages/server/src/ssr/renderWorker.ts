@@ -18,7 +18,13 @@ import { createRequire } from "node:module";
 import { parentPort } from "node:worker_threads";
 import type { ComponentMetadata } from "@svc/protocol";
 import { requirePeer } from "../util/peer.ts";
-import type { FromWorker, ModuleVersion, RenderFailure, ToWorker } from "./renderProtocol.ts";
+import {
+  type FromWorker,
+  type ModuleVersion,
+  RENDER_PEERS,
+  type RenderFailure,
+  type ToWorker,
+} from "./renderProtocol.ts";
 import { type EvaluatedBundle, evaluateServerBundle, type SharedModules } from "./serverModule.ts";
 
 /** The server's own React and svc's React layer, loaded once per worker. */
@@ -30,10 +36,8 @@ interface Peers {
   svc: typeof import("@svc/react");
 }
 
-const INSTALL = "react react-dom @tanstack/react-query @svc/react";
-
 async function loadPeers(): Promise<Peers> {
-  const need = <T>(id: string) => requirePeer<T>(id, "server-side rendering", INSTALL);
+  const need = <T>(id: string) => requirePeer<T>(id, "server-side rendering", RENDER_PEERS);
   const react = need<typeof import("react")>("react");
   const staticDom = need<typeof import("react-dom/static")>("react-dom/static");
   // ES modules, so that svc's React layer and TanStack Query are the very copies that
