@@ -1,6 +1,6 @@
 import * as esbuild from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ExportNotFoundError, isSvcError, ModuleNotFoundError } from "./errors.ts";
+import { BundleLoadError, ExportNotFoundError, isSvcError, ModuleNotFoundError } from "./errors.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
 import { rewriteImports } from "./rewriteImports.ts";
 
@@ -258,6 +258,14 @@ describe("rewriteImports", () => {
     const rewritten = rewriteImports(code, { component: "n", modules });
     const module = await evaluate(rewritten);
     expect(module.r).toEqual([modules.react.useState, 1, 2, modules.react]);
+  });
+
+  it("refuses, never misreads, a quote in a comment after an import's first binding", () => {
+    // A known limit of the minimal lexer (es-module-lexer/minimal/js), which the loader ships
+    // for its size; esbuild writes no comments inside import statements.
+    const code = 'import R /* "x */, { useState } from "react";\nexport const r = [R, useState];\n';
+    expect(() => rewriteImports(code, { component: "q", modules })).toThrow(BundleLoadError);
+    expect(() => rewriteImports(code, { component: "q", modules })).toThrow(/could not be parsed/);
   });
 
   it("leaves absolute URL imports to the browser", () => {
