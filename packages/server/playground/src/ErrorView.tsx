@@ -153,6 +153,7 @@ function Stack({ stack }: { stack: string }): ReactNode {
         <Frame
           frame={frame}
           open={index === 0 || frame === own[0]}
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stack's frames have no identity but their place
           key={`${index}:${frame.file}`}
         />
       ))}
