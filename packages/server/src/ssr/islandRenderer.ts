@@ -94,6 +94,7 @@ interface InFlight {
   name: ComponentName;
   props: Record<string, unknown>;
   own: ServerBundle;
+  metadata: ComponentMetadata;
   thread: RenderThread;
   /** What the handler set refused the worker's requests with, by request: rethrown as it is. */
   refusals: Map<number, unknown>;
@@ -226,6 +227,7 @@ export class IslandRenderer {
         name,
         props: props as Record<string, unknown>,
         own,
+        metadata,
         thread: undefined as unknown as RenderThread,
         refusals: new Map(),
         retried: false,
@@ -306,6 +308,7 @@ export class IslandRenderer {
       id,
       props: render.props,
       module: thread.version(render.name, render.own),
+      metadata: render.metadata,
     });
     this.#recycleIfFull(thread);
     render.timer = setTimeout(() => this.#expired(id, render), this.#timeoutMs);

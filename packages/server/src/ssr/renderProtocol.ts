@@ -22,6 +22,8 @@ export type ToWorker =
       id: number;
       props: Record<string, unknown>;
       module: ModuleVersion;
+      /** The component's metadata, which the server's thread read to check the props. */
+      metadata: unknown;
     }
   | { type: "abort"; id: number }
   | { type: "module"; request: number; module: ModuleVersion }
