@@ -130,6 +130,8 @@ class RenderThread {
   answered: (() => void) | undefined;
   retired = false;
   stopped = false;
+  /** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
+  #outbox: ToWorker[] = [];
 
   constructor() {
     // From the sources (tests, `--conditions=source`), the worker resolves svc's packages
@@ -141,7 +143,13 @@ class RenderThread {
   }
 
   send(message: ToWorker): void {
-    this.worker.postMessage(message);
+    if (this.#outbox.push(message) === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (!this.stopped) this.worker.postMessage(batch);
   }
 
   /** `bundle` of `name` as the worker gets it: without the code when it has this version. */
@@ -210,6 +218,8 @@ export class IslandRenderer {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
     }
+    // A new worker starts while the bundles are built.
+    this.#current();
     const [own, metadata, validate] = await Promise.all([
       this.#sources.serverBundle(name),
       this.#sources.metadata(name),
@@ -287,7 +297,9 @@ export class IslandRenderer {
   #current(): RenderThread {
     if (this.#thread === undefined || this.#thread.stopped) {
       const thread = new RenderThread();
-      thread.worker.on("message", (message: FromWorker) => this.#receive(thread, message));
+      thread.worker.on("message", (batch: FromWorker[]) => {
+        for (const message of batch) this.#receive(thread, message);
+      });
       thread.worker.on("error", (error) => this.#lost(thread, error));
       thread.worker.on("exit", () => this.#lost(thread, undefined));
       this.#thread = thread;

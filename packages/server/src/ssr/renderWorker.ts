@@ -133,7 +133,16 @@ class Refused extends Error {
 
 const port = parentPort;
 if (port === null) throw new Error("renderWorker.ts runs as a worker thread");
-const post = (message: FromWorker) => port.postMessage(message);
+/** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
+let outbox: FromWorker[] = [];
+function post(message: FromWorker): void {
+  if (outbox.push(message) === 1) queueMicrotask(flush);
+}
+function flush(): void {
+  const batch = outbox;
+  outbox = [];
+  port?.postMessage(batch);
+}
 
 const evaluated = new Map<string, Evaluated>();
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
@@ -299,7 +308,11 @@ function failureOf(error: unknown, loaded: Map<string, Evaluated>): RenderFailur
   return { component, message: thrown.message, stack };
 }
 
-port.on("message", (message: ToWorker) => {
+port.on("message", (batch: ToWorker[]) => {
+  for (const message of batch) receive(message);
+});
+
+function receive(message: ToWorker): void {
   switch (message.type) {
     case "render":
       post({ type: "started", id: message.id });
@@ -319,7 +332,7 @@ port.on("message", (message: ToWorker) => {
       else waiting.resolve(message.type === "module" ? message.module : message.metadata);
     }
   }
-});
+}
 
 // Load the peers at once, so the first render does not wait for them (a failure is reported
 // to the first render that needs them).
