@@ -26,6 +26,7 @@ const groups: Record<string, Group | undefined> = {
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
   live: await optional("./live.ts", "benchLive"),
   size: await optional("./size.ts", "benchLoaderSize"),
+  ssr: await optional("./ssr.ts", "benchSsr"),
 };
 
 const only = process.argv.slice(2);

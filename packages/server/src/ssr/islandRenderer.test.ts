@@ -96,6 +96,28 @@ describe("renderIsland", () => {
     expect(html).toContain(`data-svc-deps="{&quot;inner&quot;:&quot;${inner.hash}&quot;}"`);
   });
 
+  it("waits for what a component suspends on, its own promise or a nested component, on every render", async () => {
+    const { handlers } = setup({
+      ...COMPONENTS,
+      "waiter/index.tsx": `import { use } from "react";
+const ready = new Promise<string>((resolve) => setTimeout(() => resolve("arrived"), 20));
+export default function Waiter() {
+  return <p className="waiter">{use(ready)}</p>;
+}
+`,
+    });
+    for (let i = 0; i < 2; i++) {
+      const [waiter, outer] = await Promise.all([
+        handlers.renderIsland(cn("waiter"), {}),
+        handlers.renderIsland(cn("outer"), {}),
+      ]);
+      expect(waiter).toContain('<p class="waiter">arrived</p>');
+      expect(outer).toContain("<em>from outer</em>");
+      expect(outer).toContain("data-svc-deps=");
+      for (const html of [waiter, outer]) expect(html).not.toMatch(/<!--\$[!?]-->/);
+    }
+  });
+
   it("refuses props that are no object (400) or fail schema.json (422)", async () => {
     const { handlers } = setup();
     const malformed = await failure(handlers.renderIsland(cn("counter"), [1]));

@@ -110,6 +110,7 @@ interface InFlight {
   name: ComponentName;
   props: Record<string, unknown>;
   own: ServerBundle;
+  metadata: ComponentMetadata;
   thread: RenderThread;
   /** What the handler set refused the worker's requests with, by request: rethrown as it is. */
   refusals: Map<number, unknown>;
@@ -145,6 +146,8 @@ class RenderThread {
   answered: (() => void) | undefined;
   retired = false;
   stopped = false;
+  /** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
+  #outbox: ToWorker[] = [];
 
   constructor() {
     // From the sources (tests, `--conditions=source`), the worker resolves svc's packages
@@ -156,7 +159,13 @@ class RenderThread {
   }
 
   send(message: ToWorker): void {
-    this.worker.postMessage(message);
+    if (this.#outbox.push(message) === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (!this.stopped) this.worker.postMessage(batch);
   }
 
   /** `bundle` of `name` as the worker gets it: without the code when it has this version. */
@@ -225,6 +234,8 @@ export class IslandRenderer {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
     }
+    // A new worker starts while the bundles are built.
+    this.#current();
     const [own, metadata, validate] = await Promise.all([
       this.#sources.serverBundle(name),
       this.#sources.metadata(name),
@@ -242,6 +253,7 @@ export class IslandRenderer {
         name,
         props: props as Record<string, unknown>,
         own,
+        metadata,
         thread: undefined as unknown as RenderThread,
         refusals: new Map(),
         retried: false,
@@ -305,7 +317,9 @@ export class IslandRenderer {
   #current(): RenderThread {
     if (this.#thread === undefined || this.#thread.stopped) {
       const thread = new RenderThread();
-      thread.worker.on("message", (message: FromWorker) => this.#receive(thread, message));
+      thread.worker.on("message", (batch: FromWorker[]) => {
+        for (const message of batch) this.#receive(thread, message);
+      });
       thread.worker.on("error", (error) => this.#lost(thread, error));
       thread.worker.on("exit", () => this.#lost(thread, undefined));
       this.#thread = thread;
@@ -326,6 +340,7 @@ export class IslandRenderer {
       id,
       props: render.props,
       module: thread.version(render.name, render.own),
+      metadata: render.metadata,
     });
     this.#recycleIfFull(thread);
     render.timer = setTimeout(() => this.#expired(id, render), this.#timeoutMs);

@@ -2,6 +2,9 @@
  * The messages between the island renderer (the server's thread) and its render worker. The
  * worker renders; everything it needs of the components — a server bundle, metadata — it asks
  * the server's thread for, which owns the caches and esbuild.
+ *
+ * Each side posts the messages of one turn (of its microtasks) as one array: a page's islands,
+ * rendered at once, cross the threads in a message or two instead of three each.
  */
 
 /** A version of a component's server bundle, as the worker gets it. */
@@ -22,6 +25,8 @@ export type ToWorker =
       id: number;
       props: Record<string, unknown>;
       module: ModuleVersion;
+      /** The component's metadata, which the server's thread read to check the props. */
+      metadata: unknown;
     }
   | { type: "abort"; id: number }
   | { type: "module"; request: number; module: ModuleVersion }
