@@ -146,6 +146,8 @@ class RenderThread {
   answered: (() => void) | undefined;
   retired = false;
   stopped = false;
+  /** The worker has loaded its peers: before, its renders' time does not run out. */
+  ready = false;
   /** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
   #outbox: ToWorker[] = [];
 
@@ -388,6 +390,9 @@ export class IslandRenderer {
       case "pong":
         this.#answered(thread);
         return;
+      case "ready":
+        thread.ready = true;
+        return;
       case "load":
       case "loadMetadata":
         void this.#answer(thread, message);
@@ -422,8 +427,14 @@ export class IslandRenderer {
    */
   #expired(id: number, render: InFlight): void {
     if (this.#renders.get(id) !== render) return;
-    render.expired = true;
     const { thread } = render;
+    if (!thread.ready && !thread.stopped) {
+      // Still starting (loading React on a busy machine may block it for seconds): its
+      // renders have not begun, so their time starts again.
+      render.timer = setTimeout(() => this.#expired(id, render), this.#timeoutMs);
+      return;
+    }
+    render.expired = true;
     if (thread.checking || thread.stopped) return;
     thread.checking = true;
     const ping = this.#nextId++;

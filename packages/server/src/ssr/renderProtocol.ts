@@ -50,7 +50,12 @@ export type FromWorker =
       loaded: Record<string, string>;
     }
   | { type: "failed"; id: number; failure: RenderFailure }
-  | { type: "pong"; id: number };
+  | { type: "pong"; id: number }
+  /**
+   * The worker has loaded React and the rest (or failed to): until then, a render's time does
+   * not run out, and a slow start is not taken for a component stuck in a loop.
+   */
+  | { type: "ready" };
 
 /** Why a render failed, as the worker reports it. */
 export type RenderFailure =

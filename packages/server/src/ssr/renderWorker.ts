@@ -341,4 +341,7 @@ function receive(message: ToWorker): void {
 // Load the peers at once, so the first render does not wait for them (a failure is reported
 // to the first render that needs them).
 peers = loadPeers();
-peers.catch(() => {});
+peers.then(
+  () => post({ type: "ready" }),
+  () => post({ type: "ready" }),
+);
