@@ -185,9 +185,10 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches bundles from /api/bundles/*.js and no static bundle files", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
-        const bundles = paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
-        expect(bundles.sort()).toEqual([
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        const bundles = () => paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
+        await expect.poll(() => bundles().length, { timeout: 15_000 }).toBe(2);
+        expect(bundles().sort()).toEqual([
           "/api/bundles/store:product.js",
           "/api/bundles/store:product_list.js",
         ]);
@@ -198,7 +199,12 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches only the manifest and static bundle files, never /api/bundles/*.js", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        await expect
+          .poll(() => paths().filter((p) => p.startsWith("/static/svc/bundles/")).length, {
+            timeout: 15_000,
+          })
+          .toBe(2);
         expect(paths().filter((p) => p.startsWith("/api/bundles"))).toEqual([]);
         expect(
           paths()
