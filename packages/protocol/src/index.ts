@@ -21,7 +21,12 @@ export {
   type LiveErrorLocation,
   type LiveEvent,
 } from "./events.ts";
-export { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
+export {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  type ManifestFile,
+} from "./manifest.ts";
 export type {
   BundleListEntry,
   ComponentMetadata,
@@ -40,10 +45,12 @@ export {
   MAX_NAME_LENGTH,
 } from "./names.ts";
 export {
+  BUNDLE_FILES_PATH,
   bundlePath,
   DEV_LOADER_PATH,
   LIST_PATH,
   LOADER_PATH,
   metadataPath,
   STATIC_PATH,
+  stylesheetPath,
 } from "./routes.ts";

@@ -1,11 +1,23 @@
 import { createHash } from "node:crypto";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileSafeName, SHARED_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./bundleInputs.ts";
+import {
+  ASSETS_DIR,
+  ComponentFiles,
+  componentFilesPlugin,
+  DEFAULT_ASSETS_INLINE_LIMIT,
+  explainMessage,
+  STYLESHEET_END,
+  splitStylesheets,
+  stylesheetFileName,
+  usesCssModules,
+  withoutEndMarks,
+} from "./componentFiles.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -20,6 +32,21 @@ export interface BundleOptions {
   sourcemap?: boolean;
   /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
   mode?: "development" | "production";
+  /**
+   * Imported files (images, fonts, …) up to this many bytes become `data:` URLs instead of
+   * files of their own; `0` never inlines. Default: 4096 (as Vite).
+   */
+  assetsInlineLimit?: number;
+}
+
+/** A file a bundle refers to, served next to it: a stylesheet or an asset. */
+export interface BundleFile {
+  /**
+   * Path relative to the bundle's directory, as the bundle names it: `card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`. Content-addressed: the name changes whenever the bytes do.
+   */
+  path: string;
+  bytes: Uint8Array;
 }
 
 /** One finished bundle. */
@@ -36,6 +63,13 @@ export interface BundleOutput {
    * it only `inputs` are re-checked.
    */
   resolutions?: Resolution[];
+  /**
+   * The component's stylesheets in cascade order, one per CSS file it imports; the bundle
+   * imports each (`import "./card-3f2a9c0b1d4e.css";`). Default: none.
+   */
+  stylesheets?: BundleFile[];
+  /** Files the bundle or its stylesheets refer to by URL (below `assets/`). Default: none. */
+  assets?: BundleFile[];
 }
 
 /** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
@@ -53,17 +87,31 @@ export function workingDirOf(components: readonly Component[]): string {
   return roots.reduce((common, root) => commonAncestor(common, root), roots[0] ?? process.cwd());
 }
 
+/** esbuild options as {@link createEsbuildOptions} makes them. */
+export type SvcEsbuildOptions = esbuild.BuildOptions & {
+  absWorkingDir: string;
+  outdir: string;
+  write: false;
+  metafile: true;
+};
+
+const filesOfOptions = new WeakMap<object, ComponentFiles>();
+
 /**
  * The one place esbuild options are made: the dev server (one entry) and `svc build` (all
  * entries in one pass) both call this, so the same sources and options give the same bytes.
+ * `readableNames` keeps identifiers when minifying: the second pass for components with CSS
+ * modules, whose minified class names (`a`, `b`) would be unique only within one build.
  */
 export function createEsbuildOptions(
   components: readonly Component[],
-  options: BundleOptions = {},
-): esbuild.BuildOptions & { write: false; metafile: true } {
+  options: BundleOptions & { readableNames?: boolean } = {},
+): SvcEsbuildOptions {
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
-  return {
+  const minify = options.minify ?? false;
+  const files = new ComponentFiles();
+  const built: SvcEsbuildOptions = {
     absWorkingDir: workingDir,
     entryPoints: Object.fromEntries(components.map((c) => [fileSafeName(c.name), c.entry])),
     outdir: workingDir,
@@ -75,14 +123,34 @@ export function createEsbuildOptions(
     target: "es2020",
     jsx: "automatic",
     external: [...EXTERNALS],
-    minify: options.minify ?? false,
+    minifyWhitespace: minify,
+    minifySyntax: minify,
+    minifyIdentifiers: minify && options.readableNames !== true,
     sourcemap: (options.sourcemap ?? true) ? "external" : false,
     sourcesContent: true,
     charset: "utf8",
     legalComments: "none",
     define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    assetNames: `${ASSETS_DIR}/[name]-[hash]`,
+    plugins: [
+      componentFilesPlugin(files, {
+        components,
+        workingDir,
+        inlineLimit: options.assetsInlineLimit ?? DEFAULT_ASSETS_INLINE_LIMIT,
+      }),
+    ],
     logLevel: "silent",
   };
+  filesOfOptions.set(built, files);
+  return built;
+}
+
+/** What the plugin of a {@link createEsbuildOptions} run saw (its stylesheets, made-up modules). */
+export function componentFilesOf(options: SvcEsbuildOptions): ComponentFiles {
+  const files = filesOfOptions.get(options);
+  if (files === undefined)
+    throw new Error("svc: these esbuild options were not made by createEsbuildOptions");
+  return files;
 }
 
 /** esbuild's output for one component, turned into the bytes svc serves. */
@@ -91,26 +159,108 @@ export interface FinishedOutput {
   hash: string;
 }
 
+export interface FinishOutputOptions {
+  /** Files the bundle imports for their effect (its stylesheets), as `./…` paths. */
+  imports?: readonly string[];
+  /** The file a source of the map stands for (made-up modules), else undefined. */
+  realPath?: (source: string, outputDir: string) => string | undefined;
+}
+
 /**
- * Appends the component's source map inline (sources rewritten to
- * `component://<name>/<path relative to the component>`) and hashes the result. Works on
- * esbuild's bytes: the code is never decoded, and of the map only its `sources` array is.
+ * Appends the imports of the component's stylesheets and its source map inline (sources
+ * rewritten to `component://<name>/<path relative to the component>`), and hashes the result.
+ * Works on esbuild's bytes: the code is never decoded, and of the map only its `sources` array
+ * is. The imports go after the code (import declarations take effect wherever they stand), so
+ * every line of the map stays where it was.
  */
 export function finishOutput(
   component: Component,
   js: esbuild.OutputFile,
   map: esbuild.OutputFile | undefined,
+  options: FinishOutputOptions = {},
 ): FinishedOutput {
   // Copied either way: esbuild's output files may be views into one buffer of the whole build.
-  let code: Buffer;
-  if (map === undefined) {
-    code = Buffer.from(js.contents);
-  } else {
-    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path));
-    const comment = `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`;
-    code = Buffer.concat([js.contents, Buffer.from(comment)]);
+  const parts: Uint8Array[] = [js.contents];
+  const imports = options.imports ?? [];
+  if (imports.length > 0) {
+    parts.push(Buffer.from(imports.map((path) => `import ${JSON.stringify(path)};\n`).join("")));
   }
+  if (map !== undefined) {
+    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path), options.realPath);
+    parts.push(
+      Buffer.from(
+        `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`,
+      ),
+    );
+  }
+  const code = Buffer.concat(parts);
   return { code, hash: contentHash(code) };
+}
+
+/** One component's share of an esbuild run, as svc serves it. */
+export interface FinishedComponent extends FinishedOutput {
+  stylesheets: BundleFile[];
+  assets: BundleFile[];
+  /** Whether its output holds a CSS module (see `readableNames` of {@link createEsbuildOptions}). */
+  cssModules: boolean;
+}
+
+/**
+ * Finds `component`'s output in an esbuild run made with {@link createEsbuildOptions}: its
+ * JavaScript (finished by {@link finishOutput}), its CSS cut into one stylesheet per source
+ * file, and the assets either refers to.
+ */
+export function finishComponent(
+  component: Component,
+  result: esbuild.BuildResult<{ write: false; metafile: true }>,
+  options: SvcEsbuildOptions,
+): FinishedComponent {
+  const files = componentFilesOf(options);
+  const { absWorkingDir: workingDir, outdir } = options;
+  const outputs = new Map(result.outputFiles.map((file) => [file.path, file]));
+  const base = join(outdir, fileSafeName(component.name));
+  const js = outputs.get(`${base}.js`);
+  if (js === undefined) {
+    throw new BundleError(component.name, [
+      {
+        text: `esbuild produced no JavaScript output (expected ${fileSafeName(component.name)}.js)`,
+      },
+    ]);
+  }
+  const map = options.sourcemap === false ? undefined : outputs.get(`${base}.js.map`);
+  const key = (path: string) => toPosix(relative(workingDir, path));
+  const meta = result.metafile.outputs[key(js.path)];
+  const cssKey = meta?.cssBundle;
+  const css = cssKey === undefined ? undefined : outputs.get(resolve(workingDir, cssKey));
+
+  const stylesheets: BundleFile[] = [];
+  if (css !== undefined) {
+    for (const part of splitStylesheets(css.text, files)) {
+      const bytes = Buffer.from(part.text);
+      stylesheets.push({ path: stylesheetFileName(part.stem, bytes), bytes });
+    }
+  }
+  const assetKeys = new Set<string>();
+  const cssMeta = cssKey === undefined ? undefined : result.metafile.outputs[cssKey];
+  for (const record of [...(meta?.imports ?? []), ...(cssMeta?.imports ?? [])]) {
+    if (record.kind === "file-loader" || record.kind === "url-token") assetKeys.add(record.path);
+  }
+  const assets: BundleFile[] = [];
+  for (const assetKey of [...assetKeys].sort()) {
+    const file = outputs.get(resolve(workingDir, assetKey));
+    if (file === undefined) continue;
+    assets.push({ path: toPosix(relative(outdir, file.path)), bytes: Buffer.from(file.contents) });
+  }
+  const finished = finishOutput(component, js, map, {
+    imports: stylesheets.map((sheet) => `./${sheet.path}`),
+    realPath: (source, outputDir) => files.realPath(source, outputDir),
+  });
+  return {
+    ...finished,
+    stylesheets,
+    assets,
+    cssModules: usesCssModules(Object.keys(meta?.inputs ?? {})),
+  };
 }
 
 /** SHA-256 of `bytes`, lowercase hex, first 12 characters. */
@@ -131,10 +281,18 @@ const SOURCES_END = Buffer.from('],\n  "');
  * parsed and replaced (the sources' content, usually most of the map, is copied as bytes);
  * a map of any other shape is parsed whole.
  */
-function rewriteSourceMap(component: Component, bytes: Uint8Array, outputDir: string): Buffer {
-  const map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function rewriteSourceMap(
+  component: Component,
+  bytes: Uint8Array,
+  outputDir: string,
+  realPath: FinishOutputOptions["realPath"],
+): Buffer {
+  let map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A CSS module's text (in the map of the JavaScript it becomes) without svc's end mark.
+  if (map.includes(STYLESHEET_END)) map = Buffer.from(withoutEndMarks(map.toString("utf8")));
   const toUrl = (source: string) => {
-    const inside = relative(component.dir, resolve(outputDir, source)).split("\\").join("/");
+    const file = realPath?.(source, outputDir) ?? resolve(outputDir, source);
+    const inside = relative(component.dir, file).split("\\").join("/");
     return `component://${component.name}/${inside}`;
   };
   const start = MAP_HEAD.length - 1; // the `[`
@@ -153,25 +311,34 @@ function rewriteSourceMap(component: Component, bytes: Uint8Array, outputDir: st
   return Buffer.from(JSON.stringify(whole));
 }
 
-/** Converts esbuild's messages into locations relative to the component directory. */
+/**
+ * Converts esbuild's messages into locations relative to the component directory (with what
+ * svc supports, for a kind of file it cannot bundle).
+ */
 export function toBundleErrorLocations(
   component: Component,
   workingDir: string,
   messages: readonly esbuild.Message[],
+  files?: ComponentFiles,
 ): BundleErrorLocation[] {
   return messages.map((m) => {
-    if (!m.location) return { text: m.text };
-    const absolute = isAbsolute(m.location.file)
-      ? m.location.file
-      : resolve(workingDir, m.location.file);
+    const text = explainMessage(m.text);
+    if (!m.location) return { text };
+    const absolute = messageFile(m.location.file, workingDir, files);
     return {
       file: relative(component.dir, absolute).split("\\").join("/"),
       line: m.location.line,
       column: m.location.column,
-      text: m.text,
+      text,
       lineText: m.location.lineText,
     };
   });
+}
+
+/** The absolute path of the file an esbuild message is located in. */
+export function messageFile(file: string, workingDir: string, files?: ComponentFiles): string {
+  if (isAbsolute(file)) return file;
+  return files?.realPath(file, workingDir) ?? resolve(workingDir, file);
 }
 
 /**
@@ -202,35 +369,51 @@ function isDeadService(error: unknown): boolean {
 /** The default bundler: esbuild's JavaScript API, in-process (one long-lived service). */
 export const esbuildBundler: Bundler = {
   async bundle(component, options = {}) {
-    const buildOptions = createEsbuildOptions([component], options);
-    const workingDir = buildOptions.absWorkingDir as string;
-    let result: esbuild.BuildResult<{ write: false; metafile: true }>;
-    try {
-      result = await runEsbuild(buildOptions);
-    } catch (error) {
-      const failure = error as esbuild.BuildFailure;
-      if (Array.isArray(failure.errors) && failure.errors.length > 0) {
-        throw new BundleError(
-          component.name,
-          toBundleErrorLocations(component, workingDir, failure.errors),
-          { cause: error },
-        );
-      }
-      throw new BundleError(component.name, [{ text: String(failure.message ?? error) }], {
-        cause: error,
-      });
+    let run = await bundleOnce(component, options);
+    // Minified, a CSS module's class names would be esbuild's shortest (`a`, `b`), unique only
+    // within this build: built again keeping identifiers, they are the readable ones.
+    if (run.finished.cssModules && options.minify === true) {
+      run = await bundleOnce(component, { ...options, readableNames: true });
     }
-    const js = result.outputFiles.find((f) => f.path.endsWith(".js"));
-    if (js === undefined) {
-      throw new BundleError(component.name, [{ text: "esbuild produced no JavaScript output" }]);
-    }
-    const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
-    const { inputs, resolutions } = readMetafile(result.metafile, workingDir);
-    checkInsideRoot(component, inputs, resolutions);
-    const { code, hash } = finishOutput(component, js, map);
-    return { code, hash, inputs, resolutions };
+    const { finished, inputs, resolutions } = run;
+    return {
+      code: finished.code,
+      hash: finished.hash,
+      inputs,
+      resolutions,
+      stylesheets: finished.stylesheets,
+      assets: finished.assets,
+    };
   },
 };
+
+async function bundleOnce(
+  component: Component,
+  options: BundleOptions & { readableNames?: boolean },
+): Promise<{ finished: FinishedComponent; inputs: string[]; resolutions: Resolution[] }> {
+  const buildOptions = createEsbuildOptions([component], options);
+  const workingDir = buildOptions.absWorkingDir;
+  const files = componentFilesOf(buildOptions);
+  let result: esbuild.BuildResult<{ write: false; metafile: true }>;
+  try {
+    result = await runEsbuild(buildOptions);
+  } catch (error) {
+    const failure = error as esbuild.BuildFailure;
+    if (Array.isArray(failure.errors) && failure.errors.length > 0) {
+      throw new BundleError(
+        component.name,
+        toBundleErrorLocations(component, workingDir, failure.errors, files),
+        { cause: error },
+      );
+    }
+    throw new BundleError(component.name, [{ text: String(failure.message ?? error) }], {
+      cause: error,
+    });
+  }
+  const { inputs, resolutions } = readMetafile(result.metafile, workingDir, files);
+  checkInsideRoot(component, inputs, resolutions);
+  return { finished: finishComponent(component, result, buildOptions), inputs, resolutions };
+}
 
 /**
  * The files esbuild read and how each import resolved, as absolute paths. Inputs that are no
@@ -239,24 +422,25 @@ export const esbuildBundler: Bundler = {
 export function readMetafile(
   metafile: esbuild.Metafile,
   workingDir: string,
+  files?: ComponentFiles,
 ): { inputs: string[]; resolutions: Resolution[] } {
-  const inputs: string[] = [];
-  const resolutions: Resolution[] = [];
+  const inputs = new Set<string>(files?.reads);
+  const resolutions: Resolution[] = [...(files?.resolutions ?? [])];
+  const fileOf = (key: string) =>
+    files?.realPath(key, workingDir) ?? (isFileInput(key) ? resolve(workingDir, key) : undefined);
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
-    if (!isFileInput(input)) continue;
-    const importer = resolve(workingDir, input);
-    inputs.push(importer);
+    const importer = fileOf(input);
+    if (importer === undefined) continue;
+    if (isFileInput(input)) inputs.add(importer);
     for (const record of imports) {
       if (record.original === undefined) continue;
-      const external = record.external === true || !isFileInput(record.path);
-      resolutions.push({
-        importer,
-        specifier: record.original,
-        path: external ? undefined : resolve(workingDir, record.path),
-      });
+      // Resolved by the plugin (made-up modules): recorded by it, with the file it found.
+      if (!isFileInput(record.path) && files?.virtual.has(record.path)) continue;
+      const path = record.external === true ? undefined : fileOf(record.path);
+      resolutions.push({ importer, specifier: record.original, path });
     }
   }
-  return { inputs, resolutions };
+  return { inputs: [...inputs], resolutions };
 }
 
 function isFileInput(path: string): boolean {

@@ -1,13 +1,20 @@
 import type { BundleListEntry, ComponentName } from "@svc/protocol";
-import { BundleCache } from "../bundling/bundleCache.ts";
-import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
+import {
+  type BundleFile,
+  type BundleOptions,
+  type Bundler,
+  contentHash,
+  esbuildBundler,
+} from "../bundling/bundler.ts";
+import { fileTypeOf, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
+import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
-import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
+import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -53,6 +60,23 @@ export interface BundleResult {
   hash: string;
 }
 
+/** A component's whole stylesheet, as `GET {prefix}/bundles/{name}.css` serves it. */
+export interface StylesheetResult {
+  name: string;
+  /** Every CSS file it imports, in cascade order; empty without CSS. */
+  code: Uint8Array;
+  /** First 12 hex characters of the SHA-256 of `code`. */
+  hash: string;
+}
+
+/** A stylesheet or asset a bundle refers to, as `GET {prefix}/bundles/<path>` serves it. */
+export interface BundleFileResult {
+  body: Uint8Array;
+  contentType: string;
+  /** Further headers (an SVG's sandboxing policy). */
+  headers?: Record<string, string>;
+}
+
 /**
  * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
  * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
@@ -69,6 +93,17 @@ export interface Handlers {
    */
   peekBundle?(name: ComponentName): BundleResult | undefined;
   getMetadata(name: ComponentName): Promise<ComponentMetadata>;
+  /**
+   * The component's whole stylesheet: every CSS file it imports, in cascade order (empty
+   * without CSS), with the same freshness as its bundle. Rejects like `getBundle`.
+   */
+  getStylesheet?(name: ComponentName): Promise<StylesheetResult>;
+  /**
+   * A file a bundle refers to, by its path relative to the bundle (`card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`, already decoded); undefined when no bundle at hand has it.
+   * Content-addressed: a path always names the same bytes.
+   */
+  getBundleFile?(path: string): Promise<BundleFileResult | undefined>;
   /**
    * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
    * siblings), or undefined when there is no build dir or no such file. `path` is already
@@ -123,7 +158,7 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  async function liveBundle(name: ComponentName): Promise<BundleResult> {
+  async function liveBundle(name: ComponentName): Promise<CachedBundle> {
     let component = find(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     const hit = cache.peek(component);
@@ -198,6 +233,42 @@ export function createHandlers(
     getMetadata(name) {
       return told(name, metadataOf(name));
     },
+    async getStylesheet(name) {
+      if (staticMode) throw new StaticModeError(name);
+      const entry = prebuilt?.entry(name);
+      let sheets: readonly BundleFile[];
+      if (entry !== undefined && staticFiles !== undefined) {
+        sheets = await Promise.all(
+          (entry.css ?? []).map(async ({ file }) => {
+            const found = await staticFiles.get(file);
+            if (found === undefined) {
+              throw new BundleError(name, [
+                { text: `${file}, listed in manifest.json, does not exist in the build directory` },
+              ]);
+            }
+            return { path: file, bytes: found.body };
+          }),
+        );
+      } else {
+        const bundle = await told(name, liveBundle(name));
+        sheets = bundle.stylesheets;
+      }
+      const code = concat(sheets.map((sheet) => sheet.bytes));
+      return { name, code, hash: contentHash(code) };
+    },
+    async getBundleFile(path) {
+      if (staticMode) throw new StaticModeError();
+      const type = fileTypeOf(path);
+      if (type === undefined) return undefined;
+      const built = (await staticFiles?.get(`bundles/${path}`))?.body ?? cache.file(path);
+      if (built === undefined) return undefined;
+      const result: BundleFileResult = {
+        body: built,
+        contentType: path.endsWith(".css") ? STYLESHEET_TYPE : type,
+      };
+      if (/\.svg$/i.test(path)) result.headers = { "content-security-policy": SVG_POLICY };
+      return result;
+    },
   };
   if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);
   return handlers;
@@ -213,6 +284,11 @@ export function createHandlers(
     const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
     return buildMetadata(name, schema, hash);
   }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  return Buffer.concat(parts);
 }
 
 /** Accepts either a registry (a handler set is made for it) or a ready handler set. */
