@@ -1,9 +1,11 @@
 export {
+  adoptStylesheets,
   assertComponentName,
   BundleLoadError,
   type ComponentMetadata,
   type ComponentModule,
   ComponentNotFoundError,
+  type ComponentStylesheet,
   createSvcClient,
   ExportNotFoundError,
   getModuleRegistry,
@@ -23,6 +25,7 @@ export {
   type SvcClientOptions,
   SvcError,
   type SvcErrorKind,
+  stylesheetsOf,
 } from "@svc/runtime";
 export {
   type ComponentQueryOptionsInput,

@@ -14,6 +14,23 @@ export interface RewriteImportsOptions {
    * anonymous `blob:` URL. Default `component://<name>/bundle.js`; `false` adds none.
    */
   sourceURL?: string | false;
+  /**
+   * The URL the bundle was fetched from. `import.meta.url` in the rewritten code is this URL
+   * (not the `blob:` URL it runs from), so the bundle finds its assets relative to itself.
+   * Default: none (`import.meta` is left as it is).
+   */
+  url?: string;
+}
+
+/** A rewritten bundle and the stylesheets it imports. */
+export interface RewrittenModule {
+  code: string;
+  /**
+   * The specifiers of the stylesheets the bundle imports (`./card-3f2a9c0b1d4e.css`), in
+   * cascade order, as written: relative to the bundle's URL. Their imports are removed from
+   * the code; the loader applies them.
+   */
+  stylesheets: string[];
 }
 
 /** Expression the rewritten code reads runtime modules from. */
@@ -36,7 +53,17 @@ const ABSOLUTE_URL = /^(?:https?|data|blob):/i;
  * @throws BundleLoadError when the code cannot be lexed
  */
 export function rewriteImports(code: string, options: RewriteImportsOptions): string {
+  return rewriteModule(code, options).code;
+}
+
+/**
+ * {@link rewriteImports}, also returning the stylesheets the bundle imports: an import of a
+ * relative `.css` file for its effect only (`import "./card-3f2a9c0b1d4e.css";`, as svc
+ * writes them) is removed and listed instead of failing.
+ */
+export function rewriteModule(code: string, options: RewriteImportsOptions): RewrittenModule {
   const { component, modules } = options;
+  const stylesheets: string[] = [];
   let imports: readonly Import[];
   let exports: readonly Export[];
   try {
@@ -113,8 +140,22 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
   const starExported = new Set<string>();
 
+  let metaName: string | undefined;
   imports.forEach((record, index) => {
-    if (record.type === "import-meta") return;
+    if (record.type === "import-meta") {
+      if (options.url === undefined) return;
+      const text = code.slice(record.importStart, record.importEnd);
+      // Same length as `import.meta`, so every column stays where it was.
+      metaName ??= freeName(code, (n) => META_NAMES[n]);
+      if (text.length >= metaName.length) {
+        edits.push({
+          start: record.importStart,
+          end: record.importEnd,
+          text: metaName.padEnd(text.length, " "),
+        });
+      }
+      return;
+    }
     if (record.type === "dynamic") {
       if (
         record.phase !== null ||
@@ -129,6 +170,11 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
     const specifier = record.specifier;
     if (!Object.hasOwn(modules, specifier)) {
       if (ABSOLUTE_URL.test(specifier)) return;
+      if (isStylesheetImport(code, record)) {
+        stylesheets.push(specifier);
+        blank(record.importStart, record.importEnd);
+        return;
+      }
       throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
     }
     if (record.phase === "source") {
@@ -221,6 +267,11 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
     if (pairs.length > 0) prelude.push(`export { ${pairs.join(", ")} };`);
   }
 
+  if (metaName !== undefined) {
+    prelude.push(
+      `const ${metaName} = Object.freeze({ url: ${JSON.stringify(options.url)}, resolve: (s) => new URL(s, ${JSON.stringify(options.url)}).href });`,
+    );
+  }
   if (dynamicHelper !== undefined) {
     // Registry modules resolve to the shared instance; anything else keeps native behaviour.
     prelude.push(
@@ -244,7 +295,19 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
   if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
-  return result;
+  return { code: result, stylesheets };
+}
+
+/** 11 characters each, the length of the `import.meta` they replace. */
+const META_NAMES = Array.from("_0123456789", (c) => `__svc_meta${c}`);
+
+/** `import "./x.css"` (a relative CSS file, for its effect only): a stylesheet of the bundle. */
+function isStylesheetImport(code: string, record: StaticImport): boolean {
+  const { specifier } = record;
+  if (!/^\.\.?\//.test(specifier) || !/\.css$/i.test(specifier)) return false;
+  if (record.type !== "static" || record.phase !== null) return false;
+  // Nothing between the keyword and the specifier: no bindings.
+  return code.slice(record.importStart + "import".length, record.start - 1).trim() === "";
 }
 
 /** 6 characters each, the length of the `import` keyword they replace. */
