@@ -164,7 +164,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       pending = (async () => {
         const response = await request(name, url);
         const bytes = await response.arrayBuffer();
-        if (integrity !== undefined) await verifyIntegrity(bytes, integrity, name, url);
+        if (integrity !== undefined) {
+          await verifyIntegrity(bytes, integrity, name, url, "stylesheet");
+        }
         try {
           return createStylesheet(url, new TextDecoder().decode(bytes));
         } catch (error) {

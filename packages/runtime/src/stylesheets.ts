@@ -42,9 +42,22 @@ export function createStylesheet(url: string, text: string): ComponentStylesheet
       "this browser has no constructable stylesheets (document.adoptedStyleSheets), which svc uses to apply component CSS",
     );
   }
-  const sheet = new CSSStyleSheet({ baseURL: url });
-  sheet.replaceSync(text);
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(absoluteUrls(text, url));
   return { url, sheet };
+}
+
+/**
+ * `css` with its relative `url()`s made absolute against `base`. A constructed stylesheet
+ * resolves them against the document (Chromium ignores `baseURL`), not the file it came
+ * from. After svc's bundling the only relative URLs left are its assets'
+ * (`url("./assets/logo-24WHYHIF.png")`): everything else was inlined or is absolute.
+ */
+export function absoluteUrls(css: string, base: string): string {
+  return css.replace(
+    /url\(\s*(["']?)(\.{1,2}\/[^"')\s]*)\1\s*\)/g,
+    (_match, quote: string, path: string) => `url(${quote}${new URL(path, base).href}${quote})`,
+  );
 }
 
 interface Adopted {
