@@ -199,13 +199,15 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
           </button>
         </div>
         <div className="pg-panel-body">
+          {broken?.error === "InvalidSchema" ? (
+            // The component builds: only its schema is broken, and this is why.
+            <p className="pg-schema-error" role="alert">
+              {broken.message}
+            </p>
+          ) : null}
           {tab === "json" || fields.length === 0 ? (
             <>
-              {broken?.error === "InvalidSchema" ? (
-                <p className="pg-schema-error" role="alert">
-                  {broken.message}
-                </p>
-              ) : fields.length === 0 && tab === "form" ? (
+              {fields.length === 0 && tab === "form" && broken?.error !== "InvalidSchema" ? (
                 <p className="pg-muted">
                   {shown !== undefined
                     ? "No props in schema.json: edit them as JSON."
