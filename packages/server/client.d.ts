@@ -1,6 +1,7 @@
 /**
  * Types of what svc components import besides code, as svc bundles them. In the components'
  * tsconfig: `"types": ["@svc/server/client"]` (or `/// <reference types="@svc/server/client" />`).
+ * `.json` is not here: it is imported as data, as TypeScript's `resolveJsonModule` types it.
  */
 
 /** A CSS module: its class names, each mapped to the scoped name to use in `className`. */
@@ -62,11 +63,6 @@ declare module "*.webm" {
   export default url;
 }
 declare module "*.txt" {
-  const url: string;
-  export default url;
-}
-/** Any supported file (a `.json` too) as a URL rather than its content. */
-declare module "*?url" {
   const url: string;
   export default url;
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileSafeName, SHARED_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
@@ -10,11 +11,14 @@ import {
   ASSETS_DIR,
   ComponentFiles,
   componentFilesPlugin,
-  DEFAULT_ASSETS_INLINE_LIMIT,
   explainMessage,
+  type Insertion,
+  resolveAssetUrls,
   STYLESHEET_END,
+  shiftMappings,
   splitStylesheets,
   stylesheetFileName,
+  URL_EXTENSIONS,
   usesCssModules,
   withoutEndMarks,
 } from "./componentFiles.ts";
@@ -32,11 +36,6 @@ export interface BundleOptions {
   sourcemap?: boolean;
   /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
   mode?: "development" | "production";
-  /**
-   * Imported files (images, fonts, …) up to this many bytes become `data:` URLs instead of
-   * files of their own; `0` never inlines. Default: 4096 (as Vite).
-   */
-  assetsInlineLimit?: number;
 }
 
 /** A file a bundle refers to, served next to it: a stylesheet or an asset. */
@@ -102,10 +101,13 @@ const filesOfOptions = new WeakMap<object, ComponentFiles>();
  * entries in one pass) both call this, so the same sources and options give the same bytes.
  * `readableNames` keeps identifiers when minifying: the second pass for components with CSS
  * modules, whose minified class names (`a`, `b`) would be unique only within one build.
+ * `cssModules: false` leaves out the plugin that gives CSS modules their class names (the
+ * plugin costs every build a little), for components known to import none; minified, the
+ * plugin is there anyway (it marks where each CSS file ends).
  */
 export function createEsbuildOptions(
   components: readonly Component[],
-  options: BundleOptions & { readableNames?: boolean } = {},
+  options: BundleOptions & { readableNames?: boolean; cssModules?: boolean } = {},
 ): SvcEsbuildOptions {
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
@@ -131,14 +133,13 @@ export function createEsbuildOptions(
     charset: "utf8",
     legalComments: "none",
     define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    // Imported files are files of their own, never data: URLs (a CSP needs no data: source).
+    loader: Object.fromEntries(URL_EXTENSIONS.map((extension) => [extension, "file" as const])),
     assetNames: `${ASSETS_DIR}/[name]-[hash]`,
-    plugins: [
-      componentFilesPlugin(files, {
-        components,
-        workingDir,
-        inlineLimit: options.assetsInlineLimit ?? DEFAULT_ASSETS_INLINE_LIMIT,
-      }),
-    ],
+    plugins:
+      (options.cssModules ?? true) || minify
+        ? [componentFilesPlugin(files, { components, workingDir })]
+        : [],
     logLevel: "silent",
   };
   filesOfOptions.set(built, files);
@@ -162,6 +163,8 @@ export interface FinishedOutput {
 export interface FinishOutputOptions {
   /** Files the bundle imports for their effect (its stylesheets), as `./…` paths. */
   imports?: readonly string[];
+  /** Assets the code imports (`assets/logo-24WHYHIF.png`): see `resolveAssetUrls`. */
+  assets?: readonly string[];
   /** The file a source of the map stands for (made-up modules), else undefined. */
   realPath?: (source: string, outputDir: string) => string | undefined;
 }
@@ -180,13 +183,20 @@ export function finishOutput(
   options: FinishOutputOptions = {},
 ): FinishedOutput {
   // Copied either way: esbuild's output files may be views into one buffer of the whole build.
-  const parts: Uint8Array[] = [js.contents];
+  const resolved = resolveAssetUrls(Buffer.from(js.contents), options.assets ?? []);
+  const parts: Uint8Array[] = [resolved.code];
   const imports = options.imports ?? [];
   if (imports.length > 0) {
     parts.push(Buffer.from(imports.map((path) => `import ${JSON.stringify(path)};\n`).join("")));
   }
   if (map !== undefined) {
-    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path), options.realPath);
+    const rewritten = rewriteSourceMap(
+      component,
+      map.contents,
+      dirname(js.path),
+      options.realPath,
+      resolved.insertions,
+    );
     parts.push(
       Buffer.from(
         `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`,
@@ -234,14 +244,15 @@ export function finishComponent(
   const css = cssKey === undefined ? undefined : outputs.get(resolve(workingDir, cssKey));
 
   const stylesheets: BundleFile[] = [];
+  const cssMeta = cssKey === undefined ? undefined : result.metafile.outputs[cssKey];
   if (css !== undefined) {
-    for (const part of splitStylesheets(css.text, files)) {
+    const inputs = Object.keys(cssMeta?.inputs ?? {});
+    for (const part of splitStylesheets(css.text, files, inputs, workingDir)) {
       const bytes = Buffer.from(part.text);
       stylesheets.push({ path: stylesheetFileName(part.stem, bytes), bytes });
     }
   }
   const assetKeys = new Set<string>();
-  const cssMeta = cssKey === undefined ? undefined : result.metafile.outputs[cssKey];
   for (const record of [...(meta?.imports ?? []), ...(cssMeta?.imports ?? [])]) {
     if (record.kind === "file-loader" || record.kind === "url-token") assetKeys.add(record.path);
   }
@@ -251,8 +262,10 @@ export function finishComponent(
     if (file === undefined) continue;
     assets.push({ path: toPosix(relative(outdir, file.path)), bytes: Buffer.from(file.contents) });
   }
+  const imported = (meta?.imports ?? []).filter((record) => record.kind === "file-loader");
   const finished = finishOutput(component, js, map, {
     imports: stylesheets.map((sheet) => `./${sheet.path}`),
+    assets: imported.map((record) => toPosix(relative(outdir, resolve(workingDir, record.path)))),
     realPath: (source, outputDir) => files.realPath(source, outputDir),
   });
   return {
@@ -275,6 +288,7 @@ const MAP_HEAD = Buffer.from('{\n  "version": 3,\n  "sources": [');
  * `],` followed by one is the array's end whatever the file names contain.
  */
 const SOURCES_END = Buffer.from('],\n  "');
+const MAPPINGS_KEY = Buffer.from('\n  "mappings": "');
 
 /**
  * The map with its `sources` rewritten to `component://` URLs. Only the `sources` array is
@@ -286,6 +300,7 @@ function rewriteSourceMap(
   bytes: Uint8Array,
   outputDir: string,
   realPath: FinishOutputOptions["realPath"],
+  insertions: readonly Insertion[] = [],
 ): Buffer {
   let map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // A CSS module's text (in the map of the JavaScript it becomes) without svc's end mark.
@@ -297,16 +312,37 @@ function rewriteSourceMap(
   };
   const start = MAP_HEAD.length - 1; // the `[`
   const end = map.indexOf(SOURCES_END, start) + 1; // just after the `]`
-  if (map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) && end > start) {
+  // `mappings` (base64 characters, `,` and `;` only) between its key and the next quote.
+  const mappingsStart = map.lastIndexOf(MAPPINGS_KEY) + MAPPINGS_KEY.length;
+  const mappingsEnd = map.indexOf(34, mappingsStart); // `"`
+  if (
+    map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) &&
+    end > start &&
+    mappingsStart > end + MAPPINGS_KEY.length &&
+    mappingsEnd !== -1
+  ) {
     const sources = JSON.parse(map.toString("utf8", start, end)) as string[];
+    const mappings =
+      insertions.length === 0
+        ? map.subarray(mappingsStart, mappingsEnd)
+        : Buffer.from(
+            shiftMappings(map.toString("latin1", mappingsStart, mappingsEnd), insertions),
+          );
     return Buffer.concat([
       map.subarray(0, start),
       Buffer.from(JSON.stringify(sources.map(toUrl))),
-      map.subarray(end),
+      map.subarray(end, mappingsStart),
+      mappings,
+      map.subarray(mappingsEnd),
     ]);
   }
-  const whole = JSON.parse(map.toString("utf8")) as { sources: string[]; sourceRoot?: string };
+  const whole = JSON.parse(map.toString("utf8")) as {
+    sources: string[];
+    sourceRoot?: string;
+    mappings: string;
+  };
   whole.sources = whole.sources.map(toUrl);
+  whole.mappings = shiftMappings(whole.mappings, insertions);
   delete whole.sourceRoot;
   return Buffer.from(JSON.stringify(whole));
 }
@@ -369,7 +405,13 @@ function isDeadService(error: unknown): boolean {
 /** The default bundler: esbuild's JavaScript API, in-process (one long-lived service). */
 export const esbuildBundler: Bundler = {
   async bundle(component, options = {}) {
-    let run = await bundleOnce(component, options);
+    // Without the CSS-module plugin unless the component may need it (esbuild is slower with
+    // any plugin); if its output shows a CSS module after all, built again with it.
+    const guess = options.minify === true || mayUseCssModules(component);
+    let run = await bundleOnce(component, { ...options, cssModules: guess });
+    if (!guess && run.finished.cssModules) {
+      run = await bundleOnce(component, { ...options, cssModules: true });
+    }
     // Minified, a CSS module's class names would be esbuild's shortest (`a`, `b`), unique only
     // within this build: built again keeping identifiers, they are the readable ones.
     if (run.finished.cssModules && options.minify === true) {
@@ -387,9 +429,33 @@ export const esbuildBundler: Bundler = {
   },
 };
 
+/** What {@link mayUseCssModules} found per component directory, by the directory's mtime. */
+const cssModulesSeen = new Map<string, { mtimeMs: number; found: boolean }>();
+
+/**
+ * Whether `component`'s directory holds a CSS module: the guess that decides whether its first
+ * build takes the CSS-module plugin along. Read once per change of the directory; a wrong
+ * guess costs a second build (the output shows the CSS module), never a wrong bundle.
+ */
+function mayUseCssModules(component: Component): boolean {
+  const mtimeMs = statSync(component.dir, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return true;
+  const seen = cssModulesSeen.get(component.dir);
+  if (seen?.mtimeMs === mtimeMs) return seen.found;
+  let found = true;
+  try {
+    found = readdirSync(component.dir).some((entry) => entry.endsWith(".module.css"));
+  } catch {
+    // unreadable: take the plugin along
+  }
+  if (cssModulesSeen.size > 10_000) cssModulesSeen.clear();
+  cssModulesSeen.set(component.dir, { mtimeMs, found });
+  return found;
+}
+
 async function bundleOnce(
   component: Component,
-  options: BundleOptions & { readableNames?: boolean },
+  options: BundleOptions & { readableNames?: boolean; cssModules?: boolean },
 ): Promise<{ finished: FinishedComponent; inputs: string[]; resolutions: Resolution[] }> {
   const buildOptions = createEsbuildOptions([component], options);
   const workingDir = buildOptions.absWorkingDir;

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { cn, writeTree } from "../test/fixtures.ts";
 import { type BundleOutput, esbuildBundler } from "./bundler.ts";
-import { ASSET_NAME, DEFAULT_ASSETS_INLINE_LIMIT, STYLESHEET_NAME } from "./componentFiles.ts";
+import { ASSET_NAME, STYLESHEET_NAME } from "./componentFiles.ts";
 
 const PROJECT = { "package.json": JSON.stringify({ name: "app", private: true }) };
 /** A stand-in for an image of `size` bytes (the bundler never looks inside). */
@@ -20,6 +20,39 @@ function bundle(dir: string, name: string, options = {}): Promise<BundleOutput> 
 }
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
+
+/** The original position of the segment at (or just before) a generated position. */
+function originalPosition(mappings: string, line: number, column: number) {
+  const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const state = [0, 0, 0, 0];
+  let found = { source: -1, line: -1, column: -1 };
+  for (const [index, text] of mappings.split(";").entries()) {
+    state[0] = 0;
+    for (const segment of text === "" ? [] : text.split(",")) {
+      const values: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = BASE64.indexOf(char);
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      values.forEach((v, i) => {
+        state[i] = (state[i] ?? 0) + v;
+      });
+      if (index === line && (state[0] ?? 0) <= column && values.length >= 4) {
+        found = { source: state[1] ?? -1, line: state[2] ?? -1, column: state[3] ?? -1 };
+      }
+    }
+    if (index === line) return found;
+  }
+  return found;
+}
 /** The code without its inline source map. */
 const js = (output: BundleOutput) => text(output.code).replace(/\/\/# sourceMappingURL=.*\n$/, "");
 
@@ -141,7 +174,7 @@ describe("CSS modules", () => {
 });
 
 describe("assets", () => {
-  const big = png(DEFAULT_ASSETS_INLINE_LIMIT + 1);
+  const big = png(5000);
   const tree = {
     ...PROJECT,
     "components/card/photo.png": big,
@@ -152,7 +185,7 @@ describe("assets", () => {
     "components/card/notes.txt": "notes\n",
     "components/card/data.json": '{ "answer": 42 }\n',
     "components/card/index.tsx":
-      'import "./card.css";\nimport photo from "./photo.png";\nimport icon from "./icon.svg";\nimport notes from "./notes.txt";\nimport data from "./data.json";\nimport dataUrl from "./data.json?url";\nexport default function Card() { return <p>{[photo, icon, notes, data.answer, dataUrl].join(" ")}</p>; }\n',
+      'import "./card.css";\nimport photo from "./photo.png";\nimport icon from "./icon.svg";\nimport notes from "./notes.txt";\nimport data from "./data.json";\nexport default function Card() { return <p>{[photo, icon, notes, data.answer].join(" ")}</p>; }\n',
   };
 
   it("writes an imported file as assets/<name>-<hash>.<ext> and yields its URL relative to the bundle", async () => {
@@ -170,28 +203,47 @@ describe("assets", () => {
     );
   });
 
-  it(`inlines files up to ${DEFAULT_ASSETS_INLINE_LIMIT} bytes as data: URLs, and none with a limit of 0`, async () => {
-    const dir = writeTree(tree);
-    const inlined = await bundle(dir, "card");
-    expect(inlined.assets?.some((a) => a.path.includes("icon"))).toBe(false);
-    expect(js(inlined)).toContain("data:image/svg+xml,");
-    expect(text(inlined.stylesheets?.[0]?.bytes ?? new Uint8Array())).toContain(
-      "url('data:image/svg+xml,<svg",
+  it("inlines nothing as data: (a CSP needs no data: source): even a tiny SVG is a file", async () => {
+    const output = await bundle(writeTree(tree), "card");
+    expect(text(output.code)).not.toContain("data:image");
+    expect(text(output.stylesheets?.[0]?.bytes ?? new Uint8Array())).toMatch(
+      /url\("\.\/assets\/icon-[A-Z0-9]{8}\.svg"\)/,
     );
-    const files = await bundle(dir, "card", { assetsInlineLimit: 0 });
-    expect(files.assets?.map((a) => a.path.replace(/-[A-Z0-9]{8}\./, "."))).toEqual([
-      "assets/data.json",
+    expect(output.assets?.map((a) => a.path.replace(/-[A-Z0-9]{8}\./, "."))).toEqual([
       "assets/icon.svg",
       "assets/notes.txt",
       "assets/photo.png",
     ]);
   });
 
-  it("imports .json as data (as esbuild, Vite and Node do), and as a URL with ?url; .txt as a URL", async () => {
-    const output = await bundle(writeTree(tree), "card", { assetsInlineLimit: 0 });
+  it("imports .json as data (as esbuild, Vite and Node do), .txt as a URL", async () => {
+    const output = await bundle(writeTree(tree), "card");
     expect(js(output)).toContain("answer: 42");
-    expect(js(output)).toMatch(/"\.\/assets\/data-[A-Z0-9]{8}\.json"/);
-    expect(js(output)).toMatch(/"\.\/assets\/notes-[A-Z0-9]{8}\.txt"/);
+    expect(js(output)).toMatch(
+      /new URL\("\.\/assets\/notes-[A-Z0-9]{8}\.txt", import\.meta\.url\)/,
+    );
+  });
+
+  it("keeps the source map exact after the URLs it widens, minified too", async () => {
+    const source =
+      'import photo from "./photo.png";\nexport default function Card() { return [photo, new Error("here").stack]; }\n';
+    const dir = writeTree({ ...tree, "components/card/index.tsx": source });
+    for (const minify of [false, true]) {
+      const output = await bundle(dir, "card", { minify });
+      const code = js(output);
+      const match = /base64,([A-Za-z0-9+/=]+)\n$/.exec(text(output.code));
+      const map = JSON.parse(Buffer.from(match?.[1] ?? "", "base64").toString()) as {
+        mappings: string;
+        sources: string[];
+      };
+      // Where `new Error` is in the generated code, the map must point at `new Error` in the source.
+      const at = code.indexOf("new Error");
+      const line = code.slice(0, at).split("\n").length - 1;
+      const column = at - (code.lastIndexOf("\n", at - 1) + 1);
+      const original = originalPosition(map.mappings, line, column);
+      expect(map.sources[original.source]).toBe("component://card/index.tsx");
+      expect(source.split("\n")[original.line]?.slice(original.column)).toMatch(/^new Error/);
+    }
   });
 
   it("records every asset as an input, so replacing one gives a new bundle", async () => {
@@ -221,7 +273,7 @@ describe("files svc cannot bundle", () => {
     );
     expect(failure?.name).toBe("BundleError");
     expect(failure?.message).toMatch(
-      /index\.tsx:1:19: No loader is configured for "\.md" files: .*notes\.md — svc bundles .*\.css and \.module\.css .*\.png .*\.woff2 .*"\?url"/,
+      /index\.tsx:1:19: No loader is configured for "\.md" files: .*notes\.md — svc bundles .*\.css and \.module\.css .*\.png .*\.woff2 .*serve other files yourself/,
     );
     expect(failure?.message).not.toContain(dir);
   });

@@ -3,22 +3,27 @@
  * and how esbuild's output becomes the files svc serves next to the bundle.
  *
  * - **Stylesheets.** esbuild bundles a component's CSS into one output per entry point. svc
- *   cuts that output back into one stylesheet per CSS source file (each file's end is marked
- *   while it is loaded), names each after its content (`card-3f2a9c0b1d4e.css`) and has the
- *   bundle import them (`import "./card-3f2a9c0b1d4e.css";` at its end): a file two
- *   components import is one URL, which a page applies once.
+ *   cuts that output back into one stylesheet per CSS source file (at the comment esbuild
+ *   writes before each file; minified, at an end mark added while each file is loaded),
+ *   names each after its content (`card-3f2a9c0b1d4e.css`) and has the bundle import them
+ *   (`import "./card-3f2a9c0b1d4e.css";` at its end): a file two components import is one
+ *   URL, which a page applies once.
  * - **CSS modules** (`*.module.css`) are esbuild's `local-css`, loaded under a name of their
  *   own (`Card_1a2b3c4d.module.css`, the hash of their path in the project), so their class
  *   names (`Card_1a2b3c4d_title`) differ between files even when components are bundled one
  *   at a time, and never collide with the page's own.
- * - **Assets** (`.png`, `.woff2`, … see {@link ASSET_TYPES}) are written as
- *   `assets/<name>-<hash>.<ext>`; importing one yields its URL, resolved against the bundle's
- *   own URL (`new URL(…, import.meta.url)`), so the same bytes work from the API, a build
- *   directory or a CDN. CSS `url()`s point to the same files. Files up to the inline limit
- *   become `data:` URLs instead.
+ * - **Assets** (`.png`, `.woff2`, … see {@link ASSET_TYPES}) are esbuild's `file` loader:
+ *   `assets/<name>-<hash>.<ext>`. Importing one yields its URL, resolved against the bundle's
+ *   own URL (`new URL("./assets/…", import.meta.url)`, see {@link resolveAssetUrls}), so the
+ *   same bytes work from the API, a build directory or a CDN. CSS `url()`s point to the same
+ *   files. Nothing is inlined as `data:`, so a page's CSP needs no `data:` source for them.
+ *
+ * The plugin is only there when needed — for CSS modules, and when minifying (end marks) —
+ * because esbuild is measurably slower with any plugin, and each callback is a round trip
+ * between esbuild and Node: a component with plain CSS and images builds without one.
  */
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, relative, resolve } from "node:path";
 import type * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
@@ -46,34 +51,17 @@ export const ASSET_TYPES: Readonly<Record<string, string>> = {
 /** Content-Type of stylesheets. */
 export const STYLESHEET_TYPE = "text/css; charset=utf-8";
 
-/**
- * Assets up to this many bytes become `data:` URLs (in the bundle or the stylesheet) instead
- * of files of their own, as Vite does: one request fewer for an icon, at the price of a
- * CSP that allows `img-src data:` (and `font-src data:`). `0` turns it off.
- */
-export const DEFAULT_ASSETS_INLINE_LIMIT = 4096;
-
 /** Where assets go, relative to the bundles directory (and esbuild's `outdir`). */
 export const ASSETS_DIR = "assets";
 
 /** What a component may import, for messages. */
 export const SUPPORTED_IMPORTS =
   ".js .jsx .ts .tsx .mjs .cjs .mts .cts, .json (as data), .css and .module.css (CSS modules), " +
-  "and as URLs .png .jpg .jpeg .gif .webp .avif .svg .woff .woff2 .ttf .mp4 .webm .txt " +
-  '(or any of those and .json with "?url")';
+  "and as URLs .png .jpg .jpeg .gif .webp .avif .svg .woff .woff2 .ttf .mp4 .webm .txt";
 
-const URL_EXTENSIONS = Object.keys(ASSET_TYPES).filter((ext) => ext !== ".json");
+/** The extensions whose import yields a URL (all asset types but `.json`, which is data). */
+export const URL_EXTENSIONS = Object.keys(ASSET_TYPES).filter((ext) => ext !== ".json");
 const extensionPattern = (ext: string) => ext.slice(1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** An import that yields a URL: a listed extension, or any asset type with `?url`. */
-const URL_IMPORT = new RegExp(
-  `(?:\\.(?:${URL_EXTENSIONS.map(extensionPattern).join("|")})|\\.(?:${Object.keys(ASSET_TYPES).map(extensionPattern).join("|")})\\?url)$`,
-  "i",
-);
-/** A file loaded as an asset (the URL import's target, or a CSS `url()`). */
-const ASSET_FILE = new RegExp(
-  `\\.(?:${Object.keys(ASSET_TYPES).map(extensionPattern).join("|")})$`,
-  "i",
-);
 const CSS_MODULE = /\.module\.css$/i;
 const CSS_FILE = /\.css$/i;
 
@@ -93,9 +81,6 @@ export function withoutEndMarks(json: string): string {
 
 /** Namespaces of the modules the plugin makes up; `<namespace>:<path>` in esbuild's output. */
 const CSS_MODULE_NS = "svc-css-module";
-const ASSET_URL_NS = "svc-asset-url";
-/** A file imported with `?url` (its type may have a loader of its own, such as `.json`). */
-const ASSET_FILE_NS = "svc-asset-file";
 
 interface Stylesheet {
   /** The CSS source file. */
@@ -127,15 +112,13 @@ export class ComponentFiles {
     const virtual = this.virtual.get(key);
     if (virtual !== undefined) return virtual;
     if (/^[a-z-]+:/i.test(key) || key.startsWith("(")) return undefined;
-    return resolve(workingDir, key.endsWith("?url") ? key.slice(0, -4) : key);
+    return resolve(workingDir, key);
   }
 }
 
 export interface ComponentFilesOptions {
   components: readonly Component[];
   workingDir: string;
-  /** See {@link DEFAULT_ASSETS_INLINE_LIMIT}. */
-  inlineLimit: number;
 }
 
 /** The esbuild plugin behind styles and assets; what it sees goes into `files`. */
@@ -143,7 +126,7 @@ export function componentFilesPlugin(
   files: ComponentFiles,
   options: ComponentFilesOptions,
 ): esbuild.Plugin {
-  const { workingDir, inlineLimit } = options;
+  const { workingDir } = options;
   const roots = [...new Set(options.components.map((c) => c.source.root))].sort(
     (a, b) => b.length - a.length,
   );
@@ -154,24 +137,34 @@ export function componentFilesPlugin(
       ? args.importer
       : files.virtual.get(`${args.namespace}:${args.importer}`);
 
-  async function resolveReal(
+  /**
+   * The file `specifier` names: a relative path that exists is resolved here (no round trip
+   * to esbuild); anything else (a package, a path alias) by esbuild's resolver.
+   */
+  async function resolveFile(
     build: esbuild.PluginBuild,
     args: esbuild.OnResolveArgs,
     specifier: string,
   ): Promise<esbuild.OnResolveResult | string> {
-    const result = await build.resolve(specifier, {
-      kind: args.kind,
-      importer: args.importer,
-      namespace: args.namespace === "file" ? "file" : undefined,
-      resolveDir: args.resolveDir,
-      pluginData: { svcResolved: true },
-    });
-    if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
-    const importer = importerOf(args);
-    if (importer !== undefined) {
-      files.resolutions.push({ importer, specifier: args.path, path: result.path });
+    let path: string | undefined;
+    if (/^\.\.?\//.test(specifier) && args.resolveDir !== "") {
+      const candidate = resolve(args.resolveDir, specifier);
+      if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) path = candidate;
     }
-    return result.path;
+    if (path === undefined) {
+      const result = await build.resolve(specifier, {
+        kind: args.kind,
+        importer: args.importer,
+        namespace: args.namespace === "file" ? "file" : undefined,
+        resolveDir: args.resolveDir,
+        pluginData: { svcResolved: true },
+      });
+      if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
+      path = result.path;
+    }
+    const importer = importerOf(args);
+    if (importer !== undefined) files.resolutions.push({ importer, specifier: args.path, path });
+    return path;
   }
 
   function virtualKey(namespace: string, file: string, name = basename(file)): string {
@@ -183,10 +176,13 @@ export function componentFilesPlugin(
   return {
     name: "svc-component-files",
     setup(build) {
-      // CSS modules, wherever they are imported from (JS, `@import`, `composes … from`).
-      build.onResolve({ filter: CSS_MODULE }, async (args) => {
+      // Minified, esbuild's output has no `/* file */` headers: each file gets an end mark.
+      const marked = build.initialOptions.minifyWhitespace === true;
+
+      // CSS modules, from code and from other CSS modules (`composes … from`, `@import`).
+      const cssModule = async (args: esbuild.OnResolveArgs) => {
         if (args.pluginData?.svcResolved) return undefined;
-        const file = await resolveReal(build, args, args.path);
+        const file = await resolveFile(build, args, args.path);
         if (typeof file !== "string") return file;
         const id = createHash("sha256")
           .update(toPosix(relative(rootOf(file), file)))
@@ -195,80 +191,25 @@ export function componentFilesPlugin(
         const stem = safeStem(basename(file).replace(CSS_MODULE, ""));
         const path = virtualKey(CSS_MODULE_NS, file, `${stem}_${id}.module.css`);
         return { path, namespace: CSS_MODULE_NS, pluginData: { file } };
-      });
-
-      // An asset imported from a module: a small module of our own that exports its URL.
-      build.onResolve({ filter: URL_IMPORT }, async (args) => {
-        if (args.pluginData?.svcResolved) return undefined;
-        if (args.namespace === ASSET_URL_NS) {
-          // The made-up module's own import of the file: esbuild's file (or dataurl) loader.
-          const file = args.pluginData?.file as string;
-          if (!args.path.endsWith("?url")) return { path: file };
-          return {
-            path: virtualKey(ASSET_FILE_NS, file),
-            namespace: ASSET_FILE_NS,
-            pluginData: { file },
-          };
-        }
-        if (
-          args.kind !== "import-statement" &&
-          args.kind !== "dynamic-import" &&
-          args.kind !== "require-call"
-        ) {
-          return undefined; // a CSS url(): esbuild's loaders, below
-        }
-        const asUrl = args.path.endsWith("?url");
-        const file = await resolveReal(build, args, asUrl ? args.path.slice(0, -4) : args.path);
-        if (typeof file !== "string") return file;
-        const path = virtualKey(ASSET_URL_NS, file, `${basename(file)}${asUrl ? "?url" : ""}`);
-        return { path, namespace: ASSET_URL_NS, pluginData: { file } };
-      });
-
-      build.onLoad({ filter: /.*/, namespace: ASSET_URL_NS }, (args) => {
-        const file = args.pluginData?.file as string;
-        const specifier = `./${basename(file)}${args.path.endsWith("?url") ? "?url" : ""}`;
-        // Relative to the bundle's own URL, which the svc runtime gives `import.meta.url`.
-        return {
-          contents: `import url from ${JSON.stringify(specifier)};\nexport default url.startsWith("data:") ? url : new URL(url, import.meta.url).href;\n`,
-          loader: "js",
-          resolveDir: dirname(file),
-          pluginData: { file },
-        };
-      });
-
-      // Every asset, imported or named by a CSS url(): a file of its own, or a data: URL.
-      const asset = async (file: string): Promise<esbuild.OnLoadResult> => {
-        const contents = await readFile(file);
-        return { contents, loader: contents.byteLength <= inlineLimit ? "dataurl" : "file" };
       };
-      build.onLoad({ filter: ASSET_FILE }, (args) => {
-        if (args.namespace !== "file" || args.path.toLowerCase().endsWith(".json"))
-          return undefined;
-        return asset(args.path);
-      });
-      build.onLoad({ filter: /.*/, namespace: ASSET_FILE_NS }, (args) => {
+      build.onResolve({ filter: CSS_MODULE, namespace: "file" }, cssModule);
+      build.onResolve({ filter: CSS_MODULE, namespace: CSS_MODULE_NS }, cssModule);
+      build.onLoad({ filter: /.*/, namespace: CSS_MODULE_NS }, (args) => {
         const file = args.pluginData?.file as string;
         files.reads.add(file);
-        return asset(file);
-      });
-
-      build.onLoad({ filter: /.*/, namespace: CSS_MODULE_NS }, async (args) => {
-        const file = args.pluginData?.file as string;
-        files.reads.add(file);
-        const text = await readFile(file, "utf8");
+        const text = readFileSync(file, "utf8");
         return {
-          contents: endMarked(files, file, text),
+          contents: marked ? endMarked(files, file, text) : text,
           loader: "local-css",
           resolveDir: dirname(file),
-          watchFiles: [file],
         };
       });
-
-      build.onLoad({ filter: CSS_FILE }, async (args) => {
-        if (args.namespace !== "file") return undefined;
-        const text = await readFile(args.path, "utf8");
-        return { contents: endMarked(files, args.path, text), loader: "css" };
-      });
+      if (marked) {
+        build.onLoad({ filter: CSS_FILE, namespace: "file" }, (args) => ({
+          contents: endMarked(files, args.path, readFileSync(args.path, "utf8")),
+          loader: "css",
+        }));
+      }
     },
   };
 }
@@ -296,21 +237,46 @@ export interface StylesheetPart {
 
 /**
  * Cuts esbuild's CSS output for one entry point back into one part per CSS source file, in
- * cascade order, at the end markers the plugin added (which are removed). What comes before
- * the first marker (rules esbuild hoists, such as `@charset`) stays with the first part;
- * parts left empty (a file of only `@import`s) are dropped.
+ * cascade order: at the end marks the plugin added when minifying (removed), else at the
+ * comment esbuild writes before each file's rules (`/* card/card.css *\/`, kept). `inputs`
+ * are the output's inputs as esbuild's metafile lists them, in order. What comes before the
+ * first file (rules esbuild hoists, such as `@charset`) stays with the first part; parts left
+ * empty (a file of only `@import`s) are dropped.
  */
-export function splitStylesheets(css: string, files: ComponentFiles): StylesheetPart[] {
-  const marker = new RegExp(`@${files.marker} (\\d+);\\n?`, "g");
+export function splitStylesheets(
+  css: string,
+  files: ComponentFiles,
+  inputs: readonly string[],
+  workingDir: string,
+): StylesheetPart[] {
+  const stemOf = (file: string | undefined) =>
+    file === undefined ? "styles" : safeStem(basename(file).replace(CSS_FILE, ""));
   const parts: StylesheetPart[] = [];
   let position = 0;
-  for (const match of css.matchAll(marker)) {
-    const source = files.stylesheets[Number(match[1])];
-    const text = css.slice(position, match.index);
-    position = match.index + match[0].length;
-    const stem =
-      source === undefined ? "styles" : safeStem(basename(source.file).replace(CSS_FILE, ""));
-    parts.push({ stem, text });
+  if (css.includes(`@${files.marker} `)) {
+    const marker = new RegExp(`@${files.marker} (\\d+);\\n?`, "g");
+    for (const match of css.matchAll(marker)) {
+      const text = css.slice(position, match.index);
+      position = match.index + match[0].length;
+      parts.push({ stem: stemOf(files.stylesheets[Number(match[1])]?.file), text });
+    }
+  } else {
+    const starts: { at: number; stem: string }[] = [];
+    let from = 0;
+    for (const input of inputs) {
+      const header = `/* ${input} */\n`;
+      let at = css.indexOf(header, from);
+      while (at > 0 && css[at - 1] !== "\n") at = css.indexOf(header, at + 1);
+      // A file that put nothing into the output has no header of its own.
+      if (at === -1) continue;
+      starts.push({ at, stem: stemOf(files.realPath(input, workingDir)) });
+      from = at + header.length;
+    }
+    for (const [i, start] of starts.entries()) {
+      const end = starts[i + 1]?.at ?? css.length;
+      parts.push({ stem: start.stem, text: css.slice(i === 0 ? 0 : start.at, end) });
+    }
+    position = starts.length === 0 ? 0 : css.length;
   }
   const rest = css.slice(position);
   if (rest.trim() !== "") {
@@ -320,7 +286,7 @@ export function splitStylesheets(css: string, files: ComponentFiles): Stylesheet
   }
   return parts
     .map(({ stem, text }) => {
-      const trimmed = text.replace(/^\n+/, "");
+      const trimmed = text.replace(/^\n+/, "").replace(/\n+$/, "\n");
       return { stem, text: trimmed.endsWith("\n") ? trimmed : `${trimmed}\n` };
     })
     .filter(({ text }) => text.trim() !== "");
@@ -331,9 +297,122 @@ export function stylesheetFileName(stem: string, bytes: Uint8Array): string {
   return `${stem}-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.css`;
 }
 
+/**
+ * The bundle's code with each asset it imports (`"./assets/logo-24WHYHIF.png"`, as esbuild's
+ * `file` loader writes the string) resolved against the bundle's own URL:
+ * `new URL("./assets/logo-24WHYHIF.png", import.meta.url).href`, so the page gets a URL that
+ * works wherever the bundle was loaded from (the svc runtime gives `import.meta.url` the
+ * bundle's URL). The string names the file by its content hash, so no other string in the
+ * code can be it. Returns where each was widened (line, column in UTF-16 units, by how much),
+ * for the source map.
+ */
+export function resolveAssetUrls(
+  code: Buffer,
+  assets: readonly string[],
+): { code: Buffer; insertions: Insertion[] } {
+  const found: { at: number; length: number; text: Buffer }[] = [];
+  for (const asset of assets) {
+    const literal = JSON.stringify(`./${asset}`);
+    const needle = Buffer.from(literal);
+    const text = Buffer.from(`new URL(${literal}, import.meta.url).href`);
+    for (let at = code.indexOf(needle); at !== -1; at = code.indexOf(needle, at + needle.length)) {
+      found.push({ at, length: needle.length, text });
+    }
+  }
+  if (found.length === 0) return { code, insertions: [] };
+  found.sort((a, b) => a.at - b.at);
+  const parts: Buffer[] = [];
+  const insertions: Insertion[] = [];
+  let position = 0;
+  let line = 0;
+  let lineStart = 0;
+  for (const { at, length, text } of found) {
+    for (let i = code.indexOf(10, position); i !== -1 && i < at; i = code.indexOf(10, i + 1)) {
+      line++;
+      lineStart = i + 1;
+    }
+    parts.push(code.subarray(position, at), text);
+    const column = code.toString("utf8", lineStart, at).length;
+    insertions.push({ line, column: column + length, by: text.length - length });
+    position = at + length;
+  }
+  parts.push(code.subarray(position));
+  return { code: Buffer.concat(parts), insertions };
+}
+
+/** Text widened by `by` columns at (`line`, `column`) of the generated code (both 0-based). */
+export interface Insertion {
+  line: number;
+  column: number;
+  by: number;
+}
+
+/**
+ * A source map's `mappings` with the generated columns moved for `insertions`: on each line,
+ * every segment at or after an insertion's column moves right by its width. Segments of a line
+ * are relative to the one before, so moving the first segment after an insertion moves all
+ * the others with it.
+ */
+export function shiftMappings(mappings: string, insertions: readonly Insertion[]): string {
+  if (insertions.length === 0) return mappings;
+  const lines = mappings.split(";");
+  for (const [index, text] of lines.entries()) {
+    const here = insertions.filter((i) => i.line === index);
+    if (here.length === 0 || text === "") continue;
+    const segments = text.split(",").map(decodeVlq);
+    let column = 0;
+    let next = 0;
+    for (const segment of segments) {
+      column += segment[0] ?? 0;
+      while (next < here.length && column >= (here[next] as Insertion).column) {
+        segment[0] = (segment[0] ?? 0) + (here[next] as Insertion).by;
+        next++;
+      }
+    }
+    lines[index] = segments.map(encodeVlq).join(",");
+  }
+  return lines.join(";");
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+function decodeVlq(segment: string): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of segment) {
+    const digit = BASE64.indexOf(char);
+    value += (digit & 31) << shift;
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
+    values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+    value = 0;
+    shift = 0;
+  }
+  return values;
+}
+
+function encodeVlq(values: readonly number[]): string {
+  let text = "";
+  for (const number of values) {
+    let value = number < 0 ? (-number << 1) | 1 : number << 1;
+    do {
+      let digit = value & 31;
+      value >>>= 5;
+      if (value > 0) digit |= 32;
+      text += BASE64[digit];
+    } while (value > 0);
+  }
+  return text;
+}
+
 /** Whether esbuild's output for an entry holds a CSS module (its class names must stay readable). */
 export function usesCssModules(inputs: Iterable<string>): boolean {
-  for (const input of inputs) if (input.startsWith(`${CSS_MODULE_NS}:`)) return true;
+  for (const input of inputs) {
+    if (input.startsWith(`${CSS_MODULE_NS}:`) || CSS_MODULE.test(input)) return true;
+  }
   return false;
 }
 

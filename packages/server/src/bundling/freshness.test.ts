@@ -304,10 +304,16 @@ function project(change: Pick<Change, "files" | "links">) {
   const bundler = countingBundler();
   const registry = new ComponentRegistry(join(root, "components"), { logger: silentLogger });
   const handlers = createHandlers(registry, { bundler, logger: silentLogger });
-  // The bundle and its stylesheet, as a page loads them.
-  const code = async () =>
-    Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8") +
-    Buffer.from((await handlers.getStylesheet?.(cn("card")))?.code ?? []).toString("utf8");
+  // The bundle, its stylesheet and the assets they name, as a page loads them.
+  const code = async () => {
+    let text =
+      Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8") +
+      Buffer.from((await handlers.getStylesheet?.(cn("card")))?.code ?? []).toString("utf8");
+    for (const [path] of text.matchAll(/assets\/[\w.-]+/g)) {
+      text += Buffer.from((await handlers.getBundleFile?.(path))?.body ?? []).toString("utf8");
+    }
+    return text;
+  };
   return { root, bundler, handlers, code };
 }
 

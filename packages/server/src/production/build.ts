@@ -59,8 +59,6 @@ export interface BuildOptions {
   sourcemap?: boolean;
   /** Also write `.gz` and `.br` siblings of every bundle, stylesheet and text asset. Default: false. */
   compress?: boolean;
-  /** Imported files up to this many bytes become `data:` URLs. Default: 4096 (see `BundleOptions`). */
-  assetsInlineLimit?: number;
   /**
    * How long files of a replaced build stay after the build that stopped listing them, in
    * milliseconds, so a page that read the previous `manifest.json` still finds its bundles;
@@ -209,7 +207,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const finished = await bundleAll(components, {
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? false,
-    assetsInlineLimit: options.assetsInlineLimit,
   });
 
   const output = new OutputWriter(outDir);
@@ -259,7 +256,7 @@ interface FinishedBundle extends FinishedComponent {
  */
 async function bundleAll(
   components: readonly Component[],
-  options: { minify: boolean; sourcemap: boolean; assetsInlineLimit: number | undefined },
+  options: { minify: boolean; sourcemap: boolean },
 ): Promise<FinishedBundle[]> {
   const pass = async (entries: readonly Component[], readableNames: boolean) => {
     const esbuildOptions = createEsbuildOptions(entries, {
