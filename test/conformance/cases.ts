@@ -39,6 +39,13 @@ export interface Case {
   method?: "GET" | "HEAD" | "POST" | "OPTIONS";
   path: string;
   headers?: Record<string, string>;
+  /** The request body (sent with `Content-Type: application/json`). */
+  body?: string;
+  /**
+   * When the framework parses JSON bodies itself before svc sees them (NestJS does), it may
+   * answer a body it cannot take with its own error: then only the status is compared.
+   */
+  frameworkMayAnswer?: boolean;
   /** First GET the path, then send it again with `If-None-Match: <its ETag>`. */
   revalidate?: boolean;
   /** First GET the path, then send it again with `?<its ETag's hash>` as the query. */
@@ -98,11 +105,15 @@ function error(status: number, kind: ErrorKind, name?: string): Expected {
 }
 
 export function conformanceCases(fx: Fixture): Case[] {
-  const names = ["broken", "greeting", "plain", "styled", "ui:card", "widgets.chart"].map(
-    (name) => ({
-      name,
-    }),
+  const names = ["broken", "greeting", "plain", "stuck", "styled", "thrower", "ui:card", "widgets.chart"].map(
+    (name) => ({ name }),
   );
+  const html = (bodyIncludes: string): Expected => ({
+    status: 200,
+    contentType: "text/html; charset=utf-8",
+    cacheControl: "no-store",
+    bodyIncludes,
+  });
   const greeting = fx.prebuilt.greeting;
   const card = fx.prebuilt["ui:card"];
   const files = fx.prebuiltFiles;
@@ -151,6 +162,22 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "404 NotFound for a path that is no endpoint", path: "/nothing-here", expect: error(404, "NotFound") },
     { title: "404 NotFound for a bundle path without .js", path: "/bundles/greeting", expect: error(404, "NotFound") },
     { title: "405 MethodNotAllowed for POST", method: "POST", path: "/bundles", expect: { ...error(405, "MethodNotAllowed") } },
+
+    // Islands: components rendered on the server
+    { title: "renders an island with its props", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', expect: html('data-svc-component="greeting" data-svc-props="{&quot;who&quot;:&quot;svc&quot;}" data-svc-ssr="" data-svc-hash="') },
+    { title: "renders the island's HTML inside its container", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', expect: html("<p>Hello, <!-- -->svc<!-- --> <!-- -->0</p>") },
+    { title: "renders with the hydration strategy asked for", method: "POST", path: "/bundles/greeting/html?hydrate=visible", body: "{}", expect: html('data-svc-hydrate="visible"') },
+    { title: "renders a prefixed name", method: "POST", path: "/bundles/ui%3Acard/html", body: "{}", expect: html("<div>card</div>") },
+    { title: "400 InvalidProps for a body that is not JSON", method: "POST", path: "/bundles/greeting/html", body: "{oops", frameworkMayAnswer: true, expect: error(400, "InvalidProps", "greeting") },
+    { title: "400 InvalidProps for JSON that is not an object", method: "POST", path: "/bundles/greeting/html", body: "[1,2]", expect: error(400, "InvalidProps", "greeting") },
+    { title: "400 InvalidProps for an unknown hydration strategy", method: "POST", path: "/bundles/greeting/html?hydrate=sometimes", body: "{}", expect: error(400, "InvalidProps", "greeting") },
+    { title: "422 InvalidProps for props that fail schema.json", method: "POST", path: "/bundles/greeting/html", body: '{"who":5}', expect: { ...error(422, "InvalidProps", "greeting"), bodyIncludes: "who: " } },
+    { title: "500 RenderError for a component that throws while rendering", method: "POST", path: "/bundles/thrower/html", body: "{}", expect: { ...error(500, "RenderError", "thrower"), bodyIncludes: "thrown on purpose" } },
+    { title: "500 RenderTimeout for a render that does not finish in time", method: "POST", path: "/bundles/stuck/html", body: "{}", expect: error(500, "RenderTimeout", "stuck") },
+    { title: "404 ComponentNotFound for an island of no component", method: "POST", path: "/bundles/missing/html", body: "{}", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "500 BundleError for an island of a component that does not bundle", method: "POST", path: "/bundles/broken/html", body: "{}", expect: error(500, "BundleError", "broken") },
+    { title: "413 PayloadTooLarge for a body over 1 MiB", method: "POST", path: "/bundles/greeting/html", body: `{"who":"${"x".repeat(1024 * 1024)}"}`, frameworkMayAnswer: true, expect: error(413, "PayloadTooLarge") },
+    { title: "405 MethodNotAllowed with Allow: POST for GET of an island", path: "/bundles/greeting/html", expect: { ...error(405, "MethodNotAllowed") } },
 
     // CORS (the dev server is configured to allow CORS_ORIGIN)
     { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },

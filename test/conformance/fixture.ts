@@ -52,6 +52,11 @@ const COMPONENTS: Record<string, string> = {
   "styled/index.tsx":
     'import "./styled.css";\nexport default function Styled() {\n  return <p className="styled">styled</p>;\n}\n',
   "styled/styled.css": ".styled { color: rgb(1, 2, 3); }\n",
+  // Islands: one that throws while rendering, one whose render never finishes.
+  "thrower/index.tsx":
+    'export default function Thrower() {\n  throw new Error("thrown on purpose");\n}\n',
+  "stuck/index.tsx":
+    "const never = new Promise(() => {});\nexport default function Stuck() {\n  throw never;\n}\n",
 };
 
 const UI_COMPONENTS: Record<string, string> = {

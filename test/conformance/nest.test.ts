@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { registerHooks } from "node:module";
+import { createRequire, registerHooks } from "node:module";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { isAbsolute, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
 import { importNest, nestDriver, nestModules } from "./drivers/nest.ts";
 import { createFixture } from "./fixture.ts";
@@ -13,11 +13,29 @@ import { type ComponentRegistry, silentLogger } from "./svc.ts";
 // `@nestjs/core` (which it loads with `require` on first use) resolve from that node_modules
 // directory too, so app and bridge share one Nest of the version under test.
 if (nestModules !== undefined && nestModules !== "") {
-  const parentURL = pathToFileURL(join(nestModules, "..", "resolve-from-here.js")).href;
+  const modules = nestModules;
+  const requireNest = createRequire(join(modules, "..", "resolve-from-here.js"));
+  let resolving = false;
+  // Vite resolves a test file's imports to paths before Node sees them, so a path into the
+  // repository's own `@nestjs/common` or `@nestjs/core` is mapped as well as a bare name.
+  const resolved = /[\\/]node_modules[\\/](@nestjs[\\/](?:common|core)(?:[\\/].*)?)$/;
+  const inside = (path: string) => path.startsWith(modules);
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      return /^@nestjs\/(?:common|core)(?:\/|$)/.test(specifier)
-        ? nextResolve(specifier, { ...context, parentURL })
+      // Resolved here rather than by passing another parentURL on: Node's require() keeps
+      // its own parent for the lookup, so only a resolved URL reaches the other directory.
+      if (!resolving && /^@nestjs\/(?:common|core)(?:\/|$)/.test(specifier)) {
+        resolving = true;
+        try {
+          return { url: pathToFileURL(requireNest.resolve(specifier)).href, shortCircuit: true };
+        } finally {
+          resolving = false;
+        }
+      }
+      const path = specifier.startsWith("file:") ? fileURLToPath(specifier) : specifier;
+      const match = isAbsolute(path) && !inside(path) ? resolved.exec(path) : null;
+      return match?.[1] !== undefined
+        ? nextResolve(pathToFileURL(join(modules, match[1])).href, context)
         : nextResolve(specifier, context);
     },
   });

@@ -643,7 +643,7 @@ export function formatSoakReport(report: SoakReport): string {
   ].join("\n");
 }
 
-function mb(bytes: number): string {
+export function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
@@ -712,13 +712,13 @@ async function inBatches<T>(items: readonly T[], size: number, fn: (item: T) => 
   );
 }
 
-interface SoakServer {
+export interface SoakServer {
   port: number;
   memory(): Promise<MemoryReport>;
   stop(): Promise<void>;
 }
 
-async function startServer(dir: string, cacheMaxBytes: number): Promise<SoakServer> {
+export async function startServer(dir: string, cacheMaxBytes: number): Promise<SoakServer> {
   const script = fileURLToPath(new URL("./soakServer.ts", import.meta.url));
   const child: ChildProcess = fork(script, [dir, String(cacheMaxBytes)], {
     execArgv: ["--conditions=source", "--expose-gc"],

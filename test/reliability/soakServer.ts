@@ -22,9 +22,11 @@ const logger: Logger = {
 };
 
 const registry = new ComponentRegistry(dir, { logger });
+const recycle = process.env.SVC_SOAK_RENDER_RECYCLE_BYTES;
 const handler = createNodeHandler(registry, {
   prefix: "/api",
   cacheMaxBytes: Number(maxBytes),
+  renderRecycleBytes: recycle === undefined ? undefined : Number(recycle),
   logger,
 });
 const server = createServer(handler);

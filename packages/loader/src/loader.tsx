@@ -16,7 +16,11 @@ import {
   type ComponentModule,
   getModuleRegistry,
   installModules,
+  type KnownName,
+  type PropsFor,
   type SvcClient,
+  type SvcComponentName,
+  type SvcProps,
 } from "@svc/react";
 import { QueryClient } from "@tanstack/react-query";
 import * as goober from "goober";
@@ -44,18 +48,34 @@ export interface SvcGlobal {
    * those already rendered. Default root: the document. Returns the containers found.
    */
   render(root?: ParentNode): Element[];
-  /** Re-renders a container with new props and writes them to its `data-svc-props`. */
-  update(container: Element, props: Record<string, unknown>): void;
-  /** Loads a component's module (shared cache with the rendered containers). */
-  load(name: string, options?: SvcLoadOptions): Promise<ComponentModule>;
+  /**
+   * Re-renders a container with new props and writes them to its `data-svc-props`. Props are
+   * checked against the declared components (`SvcComponents`); name the component to check
+   * against its props alone: `svc.update<"counter">(el, { step: 2 })`.
+   */
+  update<N extends SvcComponentName = SvcComponentName>(
+    container: Element,
+    props: SvcProps<N>,
+  ): void;
+  /**
+   * Loads a component's module (shared cache with the rendered containers). A declared name
+   * types its default export; a name typed `string` is let through (see `KnownName`).
+   */
+  load<P extends object = never, N extends string = string>(
+    name: KnownName<N>,
+    options?: SvcLoadOptions,
+  ): Promise<SvcModule<PropsFor<P, N>>>;
   /** Unmounts a container's React root. */
   unmount(container: Element): void;
   /**
    * Fetches a component again (its source changed) and re-renders it wherever it is shown;
    * other components keep their state. `hash`: its new content hash, when known.
    */
-  reload(name: string, options?: { hash?: string }): Promise<void>;
+  reload<N extends string>(name: KnownName<N>, options?: { hash?: string }): Promise<void>;
 }
+
+/** A component's module namespace as `window.svc.load` gives it: its default export typed. */
+export type SvcModule<P> = ComponentModule & { readonly default?: React.ComponentType<P> };
 
 declare global {
   interface Window {
@@ -76,7 +96,7 @@ function createLoader(): SvcGlobal {
   const defaultApi = script?.dataset.svcApi ?? "/api";
   const liveEverywhere = isLive(script);
 
-  const { R, createRoot, S, problem } = resolveModules();
+  const { R, createRoot, hydrateRoot, S, problem } = resolveModules();
 
   const clients = new Map<
     string,
@@ -97,13 +117,16 @@ function createLoader(): SvcGlobal {
   };
 
   interface Mounted {
-    root: ReactDOMClient.Root;
+    /** Undefined while a server-rendered island waits for its hydration. */
+    root: Pick<ReactDOMClient.Root, "render" | "unmount"> | undefined;
     name: string;
     client: SvcClient;
     queryClient: QueryClient;
     placeholder: string;
     props: Record<string, unknown> | undefined;
     propsError: string | undefined;
+    /** Stops waiting to hydrate (an island whose strategy has not fired yet). */
+    cancel?: () => void;
   }
   const mounted = new WeakMap<Element, Mounted>();
 
@@ -127,6 +150,7 @@ function createLoader(): SvcGlobal {
   }
 
   function draw(state: Mounted) {
+    if (state.root === undefined) return; // an island not hydrated yet: it takes the props then
     const h = R.createElement;
     let content: React.ReactNode;
     if (problem !== undefined) {
@@ -154,6 +178,27 @@ function createLoader(): SvcGlobal {
     );
   }
 
+  /**
+   * A container the server rendered (`data-svc-ssr`): hydrated by its strategy, not replaced;
+   * `none` never loads anything.
+   */
+  function hydrate(container: Element, state: Mounted) {
+    if (typeof S.hydrateIsland !== "function") return false; // an older @svc/react
+    const hydratedWith = state.props;
+    state.cancel = S.hydrateIsland(container, {
+      client: state.client,
+      queryClient: state.queryClient,
+      hydrateRoot,
+      props: state.props,
+      onHydrated: (root) => {
+        state.root = root;
+        // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
+        if (state.props !== hydratedWith) draw(state);
+      },
+    });
+    return true;
+  }
+
   function mount(container: Element) {
     if (mounted.has(container)) return;
     const name = container.getAttribute("data-svc-component") ?? "";
@@ -162,8 +207,9 @@ function createLoader(): SvcGlobal {
     const hash = container.getAttribute("data-svc-hash");
     if (hash) client.setHash(name, hash);
     if (liveEverywhere || isLive(container)) follow(entry);
+    const island = container.hasAttribute("data-svc-ssr") && problem === undefined;
     const state: Mounted = {
-      root: createRoot(container),
+      root: island ? undefined : createRoot(container),
       name,
       client,
       queryClient,
@@ -173,6 +219,8 @@ function createLoader(): SvcGlobal {
     };
     mounted.set(container, state);
     readProps(container, state);
+    if (island && state.propsError === undefined && hydrate(container, state)) return;
+    state.root ??= createRoot(container);
     draw(state);
   }
 
@@ -208,7 +256,8 @@ function createLoader(): SvcGlobal {
     },
 
     load(name, options = {}) {
-      return clientFor(options.apiBase ?? defaultApi).client.load(name, { hash: options.hash });
+      const client = clientFor(options.apiBase ?? defaultApi).client;
+      return client.load(name, { hash: options.hash }) as Promise<never>;
     },
 
     async reload(name, options = {}) {
@@ -223,7 +272,8 @@ function createLoader(): SvcGlobal {
       const state = mounted.get(container);
       if (state === undefined) return;
       mounted.delete(container);
-      state.root.unmount();
+      state.cancel?.();
+      state.root?.unmount();
     },
   };
 
@@ -274,6 +324,7 @@ function resolveModules() {
   return {
     R,
     createRoot: client?.createRoot ?? ReactDOMClient.createRoot,
+    hydrateRoot: client?.hydrateRoot ?? ReactDOMClient.hydrateRoot,
     S: registered ?? svcReact,
     problem,
   };

@@ -25,6 +25,17 @@ export const ERROR_STATUS = {
   MethodNotAllowed: 405,
   /** The dev server refuses the request's `Host` (DNS-rebinding protection). */
   HostNotAllowed: 403,
+  /**
+   * Props to render a component with that fail its `schema.json` (422), or a body that is not
+   * a JSON object at all (400: see {@link InvalidPropsError}).
+   */
+  InvalidProps: 422,
+  /** A request body over the limit. */
+  PayloadTooLarge: 413,
+  /** The component threw while rendering on the server. */
+  RenderError: 500,
+  /** Rendering on the server took longer than its limit. */
+  RenderTimeout: 500,
   /** Anything unexpected; the server logs it once and says nothing of its internals. */
   InternalError: 500,
 } as const;
@@ -109,9 +120,16 @@ export function isWireErrorKind(kind: unknown): kind is WireErrorKind {
   return typeof kind === "string" && Object.hasOwn(ERROR_STATUS, kind);
 }
 
-/** The status of an error answer: the table's, else 500. */
+/**
+ * The status of an error answer: the table's, else 500 — and 400 for the one refinement the
+ * table cannot say, `InvalidProps` of a body that is not JSON at all.
+ */
 export function statusOf(error: unknown): number {
-  return isSvcError(error) && isWireErrorKind(error.kind) ? ERROR_STATUS[error.kind] : 500;
+  if (!isSvcError(error) || !isWireErrorKind(error.kind)) return 500;
+  if (error.kind === "InvalidProps" && (error as { malformed?: unknown }).malformed === true) {
+    return 400;
+  }
+  return ERROR_STATUS[error.kind];
 }
 
 /** Whether `value` looks like an {@link ErrorBody} (e.g. a parsed answer). */
@@ -147,6 +165,22 @@ export class InvalidComponentNameError extends SvcError {
     );
     this.name = "InvalidComponentNameError";
     this.reason = reason;
+  }
+}
+
+/**
+ * Props a component cannot be rendered with: `malformed` when the body is not a JSON object
+ * (HTTP 400), else they fail the component's `schema.json` (HTTP 422) and `message` says how.
+ */
+export class InvalidPropsError extends SvcError {
+  readonly malformed: boolean;
+
+  constructor(name: string, problem: string, options: { malformed?: boolean } = {}) {
+    super("InvalidProps", `Invalid props for component "${name}": ${problem}`, {
+      component: name,
+    });
+    this.name = "InvalidPropsError";
+    this.malformed = options.malformed ?? false;
   }
 }
 

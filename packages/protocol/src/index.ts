@@ -1,9 +1,18 @@
+export type {
+  KnownName,
+  PropsFor,
+  PropsParameters,
+  SvcComponentName,
+  SvcComponents,
+  SvcProps,
+} from "./components.ts";
 export {
   type BrowserErrorKind,
   ComponentNotFoundError,
   ERROR_STATUS,
   type ErrorBody,
   InvalidComponentNameError,
+  InvalidPropsError,
   isErrorBody,
   isSvcError,
   isWireErrorKind,
@@ -21,6 +30,12 @@ export {
   type LiveErrorLocation,
   type LiveEvent,
 } from "./events.ts";
+export {
+  DEFAULT_HYDRATE,
+  type HydrateStrategy,
+  ISLAND_ATTRIBUTES,
+  parseHydrate,
+} from "./islands.ts";
 export {
   MANIFEST_FILE,
   type Manifest,
@@ -48,6 +63,7 @@ export {
   BUNDLE_FILES_PATH,
   bundlePath,
   DEV_LOADER_PATH,
+  islandPath,
   LIST_PATH,
   LOADER_PATH,
   metadataPath,

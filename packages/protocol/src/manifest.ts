@@ -27,6 +27,11 @@ export interface ManifestEntry {
   css?: ManifestFile[];
   /** The files it imports as URLs (images, fonts, …), below `bundles/assets/`. */
   assets?: ManifestFile[];
+  /**
+   * The component built for Node, to render it on the server (islands): path relative to the
+   * build directory (`server/<file_safe_name>.<hash>.cjs`) and its integrity. Never served.
+   */
+  server?: { file: string; integrity: string };
 }
 
 /**

@@ -33,3 +33,8 @@ export function stylesheetPath(name: string, hash?: string): string {
  * so the same bytes work from the API and from a build directory or CDN.
  */
 export const BUNDLE_FILES_PATH = "/bundles/";
+
+/** A component rendered to HTML on the server (`POST`, JSON props as the body). */
+export function islandPath(name: string): string {
+  return `/bundles/${name}/html`;
+}

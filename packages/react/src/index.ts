@@ -1,3 +1,11 @@
+export type {
+  KnownName,
+  PropsFor,
+  PropsParameters,
+  SvcComponentName,
+  SvcComponents,
+  SvcProps,
+} from "@svc/protocol";
 export {
   adoptStylesheets,
   assertComponentName,
@@ -40,16 +48,22 @@ export {
   type LiveOptions,
   type LiveStatus,
 } from "./connectLive.ts";
+export {
+  type HydratedRoot,
+  type HydrateIslandOptions,
+  hydrateIsland,
+} from "./hydrateIsland.ts";
 export { installReactModules } from "./installReactModules.ts";
 export { svcQueryKeys } from "./queryKeys.ts";
 export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
-export { ServerComponent, type ServerComponentProps } from "./ServerComponent.tsx";
+export { ServerComponent, type ServerComponentProps } from "./ServerComponent.ts";
 export {
   type ErrorFallback,
   SvcErrorBoundary,
   type SvcErrorBoundaryProps,
   SvcErrorMessage,
-} from "./SvcErrorBoundary.tsx";
-export { SvcProvider, type SvcProviderProps } from "./SvcProvider.tsx";
+} from "./SvcErrorBoundary.ts";
+export { SvcProvider, type SvcProviderProps } from "./SvcProvider.ts";
 export { type SvcContextValue, useSvc } from "./svcContext.ts";
 export { type UseComponentOptions, useComponent } from "./useComponent.ts";
+export { type PropsSchema, validateProps } from "./validateProps.ts";

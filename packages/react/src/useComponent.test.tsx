@@ -4,8 +4,8 @@ import { QueryClient } from "@tanstack/react-query";
 import { act, cleanup, render, screen } from "@testing-library/react";
 import { Component, type ReactNode, Suspense } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { ServerComponent } from "./ServerComponent.tsx";
-import { SvcProvider } from "./SvcProvider.tsx";
+import { ServerComponent } from "./ServerComponent.ts";
+import { SvcProvider } from "./SvcProvider.ts";
 import { useComponent } from "./useComponent.ts";
 
 afterEach(cleanup);

@@ -1,3 +1,4 @@
+import type { KnownName, PropsFor } from "@svc/protocol";
 import {
   adoptStylesheets,
   type ComponentModule,
@@ -10,7 +11,7 @@ import {
 import { useSuspenseQueries, useSuspenseQuery } from "@tanstack/react-query";
 import { type ComponentType, createElement, type ReactNode, useInsertionEffect } from "react";
 import { componentMetadataQueryOptions, componentQueryOptions } from "./componentQueryOptions.ts";
-import { SvcErrorBoundary } from "./SvcErrorBoundary.tsx";
+import { SvcErrorBoundary } from "./SvcErrorBoundary.ts";
 import { useSvc } from "./svcContext.ts";
 import { type PropsSchema, validateProps } from "./validateProps.ts";
 
@@ -32,10 +33,10 @@ export interface UseComponentOptions {
  * component validates its props against its `schema.json` (fetched alongside the bundle, not
  * after it). Needs an `SvcProvider` above it.
  */
-export function useComponent<P extends object = Record<string, unknown>>(
-  name: string,
+export function useComponent<P extends object = never, N extends string = string>(
+  name: KnownName<N>,
   options: UseComponentOptions = {},
-): ComponentType<P> {
+): ComponentType<PropsFor<P, N>> {
   const { client, queryClient } = useSvc();
   const queries =
     process.env.NODE_ENV !== "production"
@@ -43,8 +44,8 @@ export function useComponent<P extends object = Record<string, unknown>>(
       : [componentQueryOptions(name, { client })];
   const [loaded] = useSuspenseQueries({ queries }, queryClient);
   const module = loaded?.data as ComponentModule;
-  const component = getComponentExport(module, name, options.exportName) as ComponentType<P>;
-  return wrapperOf(component, name, stylesheetsOf(module));
+  const component = getComponentExport(module, name, options.exportName) as ComponentType<object>;
+  return wrapperOf(component, name, stylesheetsOf(module)) as ComponentType<PropsFor<P, N>>;
 }
 
 const wrappers = new WeakMap<object, Map<string, ComponentType<never>>>();

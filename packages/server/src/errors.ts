@@ -86,6 +86,17 @@ export class MethodNotAllowedError extends SvcError {
   }
 }
 
+/** A request body over the limit svc reads. */
+export class PayloadTooLargeError extends SvcError {
+  constructor(limit: number) {
+    super(
+      "PayloadTooLarge",
+      `The request body is over ${limit / 1024 / 1024} MiB; send less (an island's props are JSON).`,
+    );
+    this.name = "PayloadTooLargeError";
+  }
+}
+
 /** The development server refused the request's `Host` (see `isHostAllowed`). */
 export class HostNotAllowedError extends SvcError {
   constructor(host: string) {

@@ -10,10 +10,14 @@ export {
   InvalidComponentNameError,
   isSvcError,
   isValidName,
+  type KnownName,
   MAX_NAME_LENGTH,
   parseComponentName,
+  type SvcComponentName,
+  type SvcComponents,
   SvcError,
   type SvcErrorKind,
+  type SvcProps,
   type WireErrorKind,
 } from "@svc/protocol";
 export {
@@ -71,6 +75,7 @@ export {
   InvalidSchemaError,
   MethodNotAllowedError,
   NotFoundError,
+  PayloadTooLargeError,
   STATUS_BY_KIND,
   StaticModeError,
   toErrorResponse,
@@ -85,6 +90,7 @@ export {
   type Handlers,
 } from "./http/handlers.ts";
 export { isHostAllowed } from "./http/hostCheck.ts";
+export { createIslands, type SvcIslands } from "./http/islands.ts";
 export { devLoaderScriptPath, loaderScriptPath } from "./http/loaderScript.ts";
 export {
   type CorsOptions,
@@ -127,9 +133,24 @@ export {
   type StaticFilesOptions,
 } from "./production/staticFiles.ts";
 export {
+  type GenerateTypesOptions,
+  generateTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from "./production/typesFile.ts";
+export {
+  type IslandOptions,
+  RenderError,
+  RenderTimeoutError,
+} from "./ssr/islandRenderer.ts";
+export {
   type BridgeHandler,
   type BridgeOptions,
   createBridgeHandler,
 } from "./transports/bridgeHandler.ts";
-export { createFetchHandler, type FetchHandlerOptions } from "./transports/fetch.ts";
+export {
+  createFetchHandler,
+  type FetchHandler,
+  type FetchHandlerOptions,
+} from "./transports/fetch.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";

@@ -16,6 +16,7 @@ export const LAYERS = [
   "components",
   "bundling",
   "production",
+  "ssr",
   "http",
   "dev",
   "transports",

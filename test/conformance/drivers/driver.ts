@@ -24,6 +24,11 @@ export interface Driver {
    * segments (`..`, `%2e%2e`) before svc sees the path: true for fetch-based ones.
    */
   normalisesDotSegments: boolean;
+  /**
+   * The framework parses JSON request bodies itself before svc sees them (NestJS), so a body
+   * it cannot take is answered by it, with its own body and the same status.
+   */
+  parsesJsonBodies?: boolean;
   /** Mounts svc under `prefix` in a real server of the framework on 127.0.0.1, port 0. */
   start(spec: MountSpec): Promise<Running>;
 }

@@ -25,6 +25,7 @@ export function nestDriver(platform: "express" | "fastify"): Driver {
   return {
     name: `nest (${platform} platform)`,
     normalisesDotSegments: false,
+    parsesJsonBodies: true,
     async start({ source, options, prefix }) {
       const { Module } = await importNest<Common>("@nestjs/common");
       const { NestFactory, RouterModule } = await importNest<Core>("@nestjs/core");

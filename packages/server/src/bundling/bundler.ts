@@ -36,6 +36,12 @@ export interface BundleOptions {
   sourcemap?: boolean;
   /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
   mode?: "development" | "production";
+  /**
+   * Who runs the bundle: `"browser"` (an ES module for pages, ES2020) or `"server"` (a
+   * CommonJS module for Node, which svc evaluates to render the component to HTML). Both
+   * leave the shared modules external and read the same files. Default: "browser".
+   */
+  target?: "browser" | "server";
 }
 
 /** A file a bundle refers to, served next to it: a stylesheet or an asset. */
@@ -112,6 +118,7 @@ export function createEsbuildOptions(
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
   const minify = options.minify ?? false;
+  const server = options.target === "server";
   const files = new ComponentFiles();
   const built: SvcEsbuildOptions = {
     absWorkingDir: workingDir,
@@ -120,9 +127,9 @@ export function createEsbuildOptions(
     bundle: true,
     write: false,
     metafile: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2020",
+    format: server ? "cjs" : "esm",
+    platform: server ? "node" : "browser",
+    target: server ? "node22" : "es2020",
     jsx: "automatic",
     external: [...EXTERNALS],
     minifyWhitespace: minify,

@@ -41,11 +41,21 @@ describe("svc build", () => {
     expect(result.stdout).toMatch(/2 components, .* → dist\/svc in \d+ ms/);
   });
 
-  it("honours --prefix, --no-minify, --sourcemap and --compress", async () => {
+  it("honours --prefix, --no-minify, --sourcemap, --compress and --no-ssr", async () => {
     const cwd = writeTree(project);
     const plain = await run(["build", "--output", "min"], cwd);
     const flagged = await run(
-      ["build", "--output", "full", "--prefix", "app", "--no-minify", "--sourcemap", "--compress"],
+      [
+        "build",
+        "--output",
+        "full",
+        "--prefix",
+        "app",
+        "--no-minify",
+        "--sourcemap",
+        "--compress",
+        "--no-ssr",
+      ],
       cwd,
     );
     expect([plain.code, flagged.code]).toEqual([0, 0]);
@@ -57,6 +67,10 @@ describe("svc build", () => {
     const text = readFileSync(join(cwd, "full", entry?.file ?? ""), "utf8");
     expect(text).toContain("//# sourceMappingURL=data:application/json;base64,");
     expect(readdirSync(join(cwd, "full/bundles"))).toContain(`${entry?.file.slice(8)}.br`);
+    // Server bundles by default; none with --no-ssr.
+    expect(manifestOf(join(cwd, "min")).card?.server?.file).toMatch(/\.cjs$/);
+    expect(entry?.server).toBeUndefined();
+    expect(readdirSync(join(cwd, "full/bundles")).filter((f) => f.endsWith(".cjs"))).toEqual([]);
   });
 
   it("exits 1 listing every broken component with file:line:column, leaving the previous output byte for byte", async () => {

@@ -35,6 +35,7 @@ describe("svc CLI", () => {
     expect(commands.split("\n").map((line) => line.trim().split(/\s+/)[0])).toEqual([
       "serve",
       "build",
+      "types",
       "init",
     ]);
     expect(top.stdout).not.toMatch(/^ {2}\$ svc --help$/m);

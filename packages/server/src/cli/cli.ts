@@ -20,6 +20,7 @@ import {
 } from "./config.ts";
 import { type DevServer, startDevServer } from "./devServer.ts";
 import { formatInitReport, init } from "./init.ts";
+import { type TypesFlags, typesCommand } from "./types.ts";
 
 export { BUILTIN_COMPONENTS_DIR, UsageError } from "./config.ts";
 
@@ -63,6 +64,7 @@ interface BuildFlags extends CommonFlags {
   minify?: boolean;
   sourcemap?: boolean;
   compress?: boolean;
+  ssr?: boolean;
 }
 
 /**
@@ -115,6 +117,7 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       buildDir,
       staticMode: config.serve.static,
       live: givenBoolean(argv, "live") ?? true,
+      types: config.types,
       logger,
     });
   } catch (error) {
@@ -180,6 +183,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       minify: givenBoolean(argv, "minify"),
       sourcemap: givenBoolean(argv, "sourcemap"),
       compress: givenBoolean(argv, "compress"),
+      ssr: givenBoolean(argv, "ssr"),
     },
   });
   const logger = consoleLogger;
@@ -203,6 +207,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       minify: config.build.minify,
       sourcemap: config.build.sourcemap,
       compress: config.build.compress,
+      ssr: config.build.ssr,
       onProgress: progress,
     });
     if (interactive) process.stderr.write("\r\x1b[K");
@@ -276,11 +281,24 @@ export function createCli() {
     .option("--no-minify", "Turn minification off")
     .option("--sourcemap", "Append inline source maps (off by default)")
     .option("--compress", "Also write .gz and .br siblings of every bundle")
+    .option("--no-ssr", "Skip the server bundles islands render with (built by default)")
     .example("svc build --output dist/svc")
     .example(
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",
     )
     .action((flags: BuildFlags) => buildCommand(flags, cli.rawArgs));
+  common(
+    cli.command(
+      "types",
+      "Write TypeScript declarations of every component's props from its schema.json",
+    ),
+  )
+    .option("--out <file>", "Declaration file (default: types in svc.config, else svc-env.d.ts)")
+    .option("--prefix <prefix>", "Register the components as PREFIX:name")
+    .option("--check", "Write nothing; exit 1 when the file is out of date (for CI)")
+    .example("svc types")
+    .example("svc types --out src/svc-env.d.ts --check")
+    .action((flags: TypesFlags) => typesCommand(flags, cli.rawArgs.slice(2)));
   cli
     .command(
       "init",

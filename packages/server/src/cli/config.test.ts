@@ -41,7 +41,7 @@ describe("resolveConfig", () => {
       root: withComponents,
       configFile: undefined,
       sources: [{ dir: join(withComponents, "components"), prefix: "" }],
-      build: { output: undefined, minify: true, sourcemap: false, compress: false },
+      build: { output: undefined, minify: true, sourcemap: false, compress: false, ssr: true },
       serve: {
         host: "0.0.0.0",
         port: 8000,
@@ -97,7 +97,7 @@ describe("resolveConfig", () => {
       ...multiProject,
       "svc.config.json": JSON.stringify({
         sources: ["components"],
-        build: { output: "dist/svc", minify: false, compress: true },
+        build: { output: "dist/svc", minify: false, compress: true, ssr: false },
         serve: { host: "127.0.0.1", port: 3001, corsOrigins: ["https://a.example"], static: true },
       }),
       "other/x/index.tsx": component,
@@ -122,6 +122,7 @@ describe("resolveConfig", () => {
       minify: true,
       sourcemap: false,
       compress: false,
+      ssr: false,
     });
     expect(config.serve).toMatchObject({
       host: "127.0.0.1",

@@ -55,6 +55,12 @@ export interface SvcConfig {
    * directory adds it as a source prefixed with the application's directory name.
    */
   apps?: string | string[];
+  /**
+   * The declaration file of the components' props that `svc types` writes and `svc serve`
+   * keeps current (e.g. `"svc-env.d.ts"`). Default: none — `svc serve` writes no types, and
+   * `svc types` writes `svc-env.d.ts`.
+   */
+  types?: string;
   build?: {
     /** Output directory of `svc build`. */
     output?: string;
@@ -64,6 +70,8 @@ export interface SvcConfig {
     sourcemap?: boolean;
     /** Write `.gz` and `.br` siblings. Default: false. */
     compress?: boolean;
+    /** Also build every component for Node, to render islands without esbuild. Default: true. */
+    ssr?: boolean;
   };
   serve?: {
     /** Default: "0.0.0.0". */
@@ -95,11 +103,14 @@ export function defineConfig(config: SvcConfig): SvcConfig {
 /** Command-line flags; each one given overrides the config file. */
 export interface ConfigFlags {
   componentsDir?: string;
+  /** `svc types --out`. */
+  types?: string;
   prefix?: string;
   output?: string;
   minify?: boolean;
   sourcemap?: boolean;
   compress?: boolean;
+  ssr?: boolean;
   host?: string;
   port?: number;
   corsOrigins?: readonly string[];
@@ -130,7 +141,15 @@ export interface ResolvedConfig {
    * the build alone, never the examples mixed in.
    */
   builtinExamples: boolean;
-  build: { output: string | undefined; minify: boolean; sourcemap: boolean; compress: boolean };
+  /** The declaration file of the components' props (`types`, `svc types --out`), if set. */
+  types: string | undefined;
+  build: {
+    output: string | undefined;
+    minify: boolean;
+    sourcemap: boolean;
+    compress: boolean;
+    ssr: boolean;
+  };
   serve: {
     host: string;
     port: number;
@@ -222,11 +241,18 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     configFile,
     sources,
     builtinExamples,
+    types:
+      flags.types !== undefined
+        ? typesFile(cwd, flags.types, "--out")
+        : config.types !== undefined
+          ? typesFile(root, config.types, `${where}: types`)
+          : undefined,
     build: {
       output,
       minify: flags.minify ?? config.build?.minify ?? true,
       sourcemap: flags.sourcemap ?? config.build?.sourcemap ?? false,
       compress: flags.compress ?? config.build?.compress ?? false,
+      ssr: flags.ssr ?? config.build?.ssr ?? true,
     },
     serve: {
       host: flags.host ?? config.serve?.host ?? "0.0.0.0",
@@ -306,8 +332,8 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 }
 
 const KEYS = {
-  top: ["sources", "apps", "build", "serve"],
-  build: ["output", "minify", "sourcemap", "compress"],
+  top: ["sources", "apps", "types", "build", "serve"],
+  build: ["output", "minify", "sourcemap", "compress", "ssr"],
   serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
 } as const;
 
@@ -351,10 +377,12 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   }
   const build = (value.build ?? {}) as Record<string, unknown>;
   const serve = (value.serve ?? {}) as Record<string, unknown>;
+  expectType(value.types, "string", "types", fail);
   expectType(build.output, "string", "build.output", fail);
   expectType(build.minify, "boolean", "build.minify", fail);
   expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
   expectType(build.compress, "boolean", "build.compress", fail);
+  expectType(build.ssr, "boolean", "build.ssr", fail);
   expectType(serve.host, "string", "serve.host", fail);
   expectType(serve.buildDir, "string", "serve.buildDir", fail);
   expectType(serve.static, "boolean", "serve.static", fail);
@@ -461,6 +489,16 @@ function existingDir(base: string, dir: string, where = "--components-dir"): str
     );
   }
   return absolute;
+}
+
+/** A declaration file's absolute path. @throws UsageError unless it names a TypeScript file. */
+function typesFile(base: string, file: string, where: string): string {
+  if (!/\.[cm]?ts$/.test(file)) {
+    throw new UsageError(
+      `${where} ${JSON.stringify(file)} is not a TypeScript file — name a .d.ts file, e.g. svc-env.d.ts`,
+    );
+  }
+  return resolve(base, file);
 }
 
 function checkPrefix(prefix: string | undefined, where = "--prefix"): string {

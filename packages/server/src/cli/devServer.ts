@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { resolve as resolvePath } from "node:path";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { LiveReload, LiveReloadOptions } from "../dev/liveReload.ts";
+import { type TypesWatcher, watchTypes } from "../dev/typesWatcher.ts";
 import { HostNotAllowedError, NotFoundError } from "../errors.ts";
 import { createHandlers, type HandlerOptions, type Handlers } from "../http/handlers.ts";
 import { isHostAllowed } from "../http/hostCheck.ts";
@@ -43,6 +45,12 @@ export interface DevServerOptions extends HandlerOptions {
   headersTimeoutMs?: number;
   /** Connections open at once; more are refused, so file descriptors never run out. Default: 512. */
   maxConnections?: number;
+  /**
+   * Keep this declaration file of the components' props current (what `svc types` writes):
+   * written at start and, unless `live` is false, whenever a schema or the listing changes.
+   * Default: none.
+   */
+  types?: string;
   logger?: Logger;
 }
 
@@ -55,6 +63,8 @@ export interface DevServer {
   readonly handlers: Handlers;
   /** The live-reload core (undefined with `live: false` and in static mode). */
   readonly live: LiveReload | undefined;
+  /** What keeps the `types` file current (undefined without `types`). */
+  readonly types: TypesWatcher | undefined;
   close(): Promise<void>;
 }
 
@@ -139,6 +149,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       resolve();
     });
   });
+  const types =
+    options.types === undefined
+      ? undefined
+      : watchTypes(registry, {
+          file: resolvePath(options.types),
+          logger,
+          watch: options.live !== false,
+        });
   const address = server.address() as AddressInfo;
   const host =
     options.host === undefined || options.host === "0.0.0.0" || options.host === "::"
@@ -152,9 +170,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     server,
     handlers,
     live: api.live,
+    types,
     close: () =>
       new Promise<void>((resolve) => {
         api.live?.close();
+        types?.close();
         server.close(() => resolve());
         // Event streams never end by themselves.
         server.closeAllConnections();

@@ -15,6 +15,7 @@ import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
+import { type IslandOptions, IslandRenderer, type ServerBundle } from "../ssr/islandRenderer.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -47,6 +48,17 @@ export interface HandlerOptions {
    * with the manifest's hash. Default: false.
    */
   staticMode?: boolean;
+  /**
+   * How long rendering one island on the server may take before it fails with
+   * `RenderTimeout` (HTTP 500). Default: 5000 ms.
+   */
+  renderTimeoutMs?: number;
+  /**
+   * Islands render in a worker thread, replaced once the component versions replaced in it
+   * (edits, new builds) add up to this many bytes of code, which its isolate keeps. Default:
+   * 16 MiB.
+   */
+  renderRecycleBytes?: number;
   logger?: Logger;
 }
 
@@ -111,6 +123,13 @@ export interface Handlers {
    */
   getStaticFile?(path: string): Promise<StaticFile | undefined>;
   /**
+   * The component rendered to HTML on the server, as an island the loader and `@svc/react`
+   * hydrate: its container (name, props, hash, hydration strategy, the components it loaded)
+   * with the server-rendered HTML inside. Props are checked against `schema.json`.
+   * @throws InvalidPropsError, RenderError, RenderTimeoutError, and what loading throws
+   */
+  renderIsland(name: ComponentName, props: unknown, options?: IslandOptions): Promise<string>;
+  /**
    * Tells `observer` what the handler set answers from now on (which version of which
    * component a client got, which failed): how live reload learns what to watch, without
    * wrapping the methods. Returns the function that stops telling.
@@ -140,6 +159,12 @@ export function createHandlers(
     bundleOptions: options.bundleOptions,
     buildTimeoutMs: options.buildTimeoutMs,
   });
+  // The same sources built for Node, to render on the server; the same freshness rules.
+  const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
+    maxBytes: options.cacheMaxBytes,
+    bundleOptions: { ...options.bundleOptions, target: "server" },
+    buildTimeoutMs: options.buildTimeoutMs,
+  });
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
@@ -157,6 +182,32 @@ export function createHandlers(
     const component = registry.get(name);
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
+
+  /** `name`'s server bundle and its browser bundle's hash. */
+  async function serverBundle(name: ComponentName): Promise<ServerBundle> {
+    const prebuiltEntry = prebuilt?.entry(name);
+    let server: { code: Uint8Array; hash: string };
+    let hash: string;
+    if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
+      server = await prebuilt.readServer(name, prebuiltEntry.server);
+      hash = prebuiltEntry.hash;
+    } else {
+      const component = find(name);
+      if (component === undefined) throw new ComponentNotFoundError(name);
+      const [built, browser] = await Promise.all([
+        serverCache.get(component),
+        prebuiltEntry === undefined ? liveBundle(name) : Promise.resolve(prebuiltEntry),
+      ]);
+      server = built;
+      hash = browser.hash;
+    }
+    return { code: server.code, serverHash: server.hash, hash };
+  }
+
+  const islands = new IslandRenderer(
+    { serverBundle, metadata: (name) => metadataOf(name) },
+    { timeoutMs: options.renderTimeoutMs, recycleBytes: options.renderRecycleBytes },
+  );
 
   async function liveBundle(name: ComponentName): Promise<CachedBundle> {
     let component = find(name);
@@ -268,6 +319,9 @@ export function createHandlers(
       };
       if (/\.svg$/i.test(path)) result.headers = { "content-security-policy": SVG_POLICY };
       return result;
+    },
+    renderIsland(name, props, islandOptions) {
+      return islands.render(name, props, islandOptions);
     },
   };
   if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);

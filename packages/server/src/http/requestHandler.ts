@@ -4,9 +4,11 @@ import {
   type ComponentName,
   DEV_LOADER_PATH,
   EVENTS_PATH,
+  InvalidPropsError,
   LOADER_PATH,
   MAX_NAME_LENGTH,
   parseComponentName,
+  parseHydrate,
   STATIC_PATH,
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
@@ -16,6 +18,7 @@ import {
   isSvcError,
   MethodNotAllowedError,
   NotFoundError,
+  PayloadTooLargeError,
   toErrorResponse,
 } from "../errors.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
@@ -32,7 +35,19 @@ export interface SvcRequest {
   header(name: string): string | undefined;
   /** Aborts when the client goes away; ends streaming answers (the event stream). */
   signal?: AbortSignal;
+  /**
+   * The request body, read up to `limit` bytes: its bytes; or what the framework's own body
+   * parser already made of it (`express.json()`, Fastify's, Nest's); or `tooLarge`.
+   * Transports without bodies leave it out (then a `POST` has an empty body).
+   */
+  body?(limit: number): Promise<RequestBody>;
 }
+
+/** What {@link SvcRequest.body} found. */
+export type RequestBody = { bytes: Uint8Array } | { parsed: unknown } | { tooLarge: true };
+
+/** The largest request body svc reads (the props of an island): 1 MiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * A response as the core decides it; every transport writes it back verbatim. A body that is
@@ -85,6 +100,7 @@ type Route =
   | { kind: "stylesheet"; name: string }
   | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
+  | { kind: "island"; name: string }
   | { kind: "loader"; dev: boolean }
   | { kind: "events" }
   | { kind: "static"; path: string };
@@ -99,6 +115,7 @@ function routeOf(path: string): Route | undefined {
   if (path.startsWith("/bundles/")) {
     const rest = path.slice("/bundles/".length);
     if (rest.endsWith("/metadata")) return { kind: "metadata", name: rest.slice(0, -9) };
+    if (rest.endsWith("/html")) return { kind: "island", name: rest.slice(0, -5) };
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
     if (rest.startsWith("assets/")) return { kind: "file", path: rest };
     // A stylesheet of a bundle is `<stem>-<hash>.css`; `-` never occurs in a component name.
@@ -209,12 +226,17 @@ interface Context {
 function respond(context: Context, request: SvcRequest): SvcResponse | Promise<SvcResponse> {
   const { handlers } = context;
   const path = stripQuery(request.url);
-  if (request.method === "OPTIONS") return preflight(context.allowed, request);
+  const route = routeOf(path);
+  if (route?.kind === "island") {
+    if (request.method === "OPTIONS") return preflight(context.allowed, request, "POST");
+    if (request.method !== "POST") throw new MethodNotAllowedError(request.method, "POST");
+    return islandResponse(handlers, request, decodeName(route.name));
+  }
+  if (request.method === "OPTIONS") return preflight(context.allowed, request, "GET, HEAD");
   if (request.method !== "GET" && request.method !== "HEAD") {
     throw new MethodNotAllowedError(request.method, ALLOW);
   }
 
-  const route = routeOf(path);
   switch (route?.kind) {
     case "bundle": {
       const name = decodeName(route.name);
@@ -269,21 +291,66 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
   }
 }
 
-function preflight(allowed: ReadonlySet<string>, request: SvcRequest): SvcResponse {
+function preflight(
+  allowed: ReadonlySet<string>,
+  request: SvcRequest,
+  methods: string,
+): SvcResponse {
   const cors = corsFor(allowed, request.header("origin"));
   return {
     status: 204,
     headers: {
-      allow: ALLOW,
+      allow: `${methods}, OPTIONS`,
       ...(cors["access-control-allow-origin"] === undefined
         ? {}
         : {
-            "access-control-allow-methods": "GET, HEAD",
+            "access-control-allow-methods": methods,
             "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
             "access-control-max-age": "600",
           }),
     },
     body: null,
+  };
+}
+
+/**
+ * An island: the component rendered on the server with the JSON props of the body, hydrated by
+ * the strategy of the `hydrate` query (default `load`).
+ */
+async function islandResponse(
+  handlers: Handlers,
+  request: SvcRequest,
+  name: ComponentName,
+): Promise<SvcResponse> {
+  const hydrateParam = new URLSearchParams(queryOf(request.url) ?? "").get("hydrate");
+  const hydrate = hydrateParam === null ? undefined : parseHydrate(hydrateParam);
+  if (hydrateParam !== null && hydrate === undefined) {
+    throw new InvalidPropsError(
+      name,
+      `hydrate=${JSON.stringify(hydrateParam.slice(0, 60))} is no strategy: use load, idle, visible, none or media:(<query>)`,
+      { malformed: true },
+    );
+  }
+  const body = (await request.body?.(MAX_BODY_BYTES)) ?? { bytes: new Uint8Array() };
+  if ("tooLarge" in body) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  let props: unknown;
+  if ("parsed" in body) {
+    props = body.parsed;
+  } else {
+    const text = new TextDecoder().decode(body.bytes);
+    try {
+      props = text.trim() === "" ? {} : JSON.parse(text);
+    } catch (error) {
+      throw new InvalidPropsError(name, `the body is not JSON (${(error as Error).message})`, {
+        malformed: true,
+      });
+    }
+  }
+  const html = await handlers.renderIsland(name, props, { hydrate });
+  return {
+    status: 200,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    body: html,
   };
 }
 

@@ -1,4 +1,12 @@
-import { parseComponentName } from "@svc/protocol";
+import {
+  type KnownName,
+  type PropsFor,
+  type PropsParameters,
+  parseComponentName,
+} from "@svc/protocol";
+import { escapeHtml } from "../util/html.ts";
+
+export { escapeHtml } from "../util/html.ts";
 
 export interface WidgetOptions {
   /** API base the loader fetches from (`data-svc-api`). Default `"/api"`. */
@@ -22,11 +30,11 @@ export interface WidgetOptions {
  * @throws InvalidComponentNameError for a malformed name; TypeError for props that are not
  * a JSON object
  */
-export function renderWidget(
-  name: string,
-  props: Readonly<Record<string, unknown>> = {},
-  options: WidgetOptions = {},
+export function renderWidget<P extends object = never, N extends string = string>(
+  name: KnownName<N>,
+  ...args: PropsParameters<Readonly<PropsFor<P, N>>, [options?: WidgetOptions]>
 ): string {
+  const [props = {}, options = {}] = args as [unknown?, WidgetOptions?];
   parseComponentName(name);
   if (typeof props !== "object" || props === null || Array.isArray(props)) {
     throw new TypeError(`renderWidget("${name}"): props must be a plain object`);
@@ -40,17 +48,4 @@ export function renderWidget(
   if (options.live) attributes.push(["data-svc-live", ""]);
   const rendered = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
   return `<div${rendered}><div class="svc-loading" aria-busy="true">Loading…</div></div>`;
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Escapes text for an HTML attribute value or element content. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }

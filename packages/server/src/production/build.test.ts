@@ -56,7 +56,9 @@ function siblings(outDir: string): string[] {
 
 /** The files a manifest lists (relative to the build directory). */
 function listedFiles(manifest: Manifest): string[] {
-  return Object.values(manifest).map((entry) => entry.file);
+  return Object.values(manifest).flatMap((entry) =>
+    entry.server === undefined ? [entry.file] : [entry.file, entry.server.file],
+  );
 }
 
 /** Sets the modification time of `path` to `ms` ago. */
@@ -84,7 +86,13 @@ describe("build", () => {
     expect(result.manifest).toEqual(manifest);
     await init;
     for (const [name, entry] of Object.entries(manifest)) {
-      expect(Object.keys(entry)).toEqual(["file", "hash", "integrity", "size"]);
+      expect(Object.keys(entry)).toEqual(["file", "hash", "integrity", "size", "server"]);
+      const server = readFileSync(join(outDir, entry.server?.file ?? ""));
+      expect(entry.server?.file).toMatch(new RegExp(`^bundles/${name}\\.[0-9a-f]{12}\\.cjs$`));
+      expect(entry.server?.integrity).toBe(
+        `sha384-${createHash("sha384").update(server).digest("base64")}`,
+      );
+      expect(server.toString("utf8")).not.toContain(dir);
       expect(entry.file).toBe(`bundles/${name}.${entry.hash}.js`);
       const bytes = readFileSync(join(outDir, entry.file));
       expect(entry.hash).toBe(createHash("sha256").update(bytes).digest("hex").slice(0, 12));
@@ -100,8 +108,8 @@ describe("build", () => {
     }
     expect(readdirSync(outDir).sort()).toEqual(["bundles", "manifest.json"]);
     expect(readdirSync(join(outDir, "bundles")).sort()).toEqual(
-      Object.values(manifest)
-        .map((e) => e.file.slice("bundles/".length))
+      listedFiles(manifest)
+        .map((file) => file.slice("bundles/".length))
         .sort(),
     );
     expect(siblings(outDir)).toEqual([]);
@@ -439,7 +447,7 @@ describe("build", () => {
     const fresh = outputPath();
     await build({ registry: registryOf(dir), outDir: fresh });
     expect(snapshot(outDir)).toEqual(snapshot(fresh));
-    expect(Object.keys(snapshot(outDir))).toHaveLength(1 + Object.keys(manifest).length);
+    expect(Object.keys(snapshot(outDir))).toHaveLength(1 + listedFiles(manifest).length);
   });
 
   it("refuses a keepOldFilesMs that is not a number of milliseconds", async () => {
@@ -556,7 +564,7 @@ describe("build: styles and assets", () => {
     // The theme both import is one file.
     expect(badge?.css?.map((f) => f.file)).toEqual([card?.css?.[0]?.file]);
     expect(badge?.assets).toBeUndefined();
-    expect(Object.keys(manifest.plain ?? {})).toEqual(["file", "hash", "integrity", "size"]);
+    expect(Object.keys(manifest.plain ?? {})).toEqual(["file", "hash", "integrity", "size", "server"]);
     for (const listed of [...(card?.css ?? []), ...(card?.assets ?? [])]) {
       const bytes = readFileSync(join(outDir, listed.file));
       expect(listed.integrity).toBe(sha384(bytes));

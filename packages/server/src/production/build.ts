@@ -60,6 +60,11 @@ export interface BuildOptions {
   /** Also write `.gz` and `.br` siblings of every bundle, stylesheet and text asset. Default: false. */
   compress?: boolean;
   /**
+   * Also build every component for Node (`bundles/<name>.<hash>.cjs`, the manifest entry's
+   * `server`), so islands render in production without esbuild. Default: true.
+   */
+  ssr?: boolean;
+  /**
    * How long files of a replaced build stay after the build that stopped listing them, in
    * milliseconds, so a page that read the previous `manifest.json` still finds its bundles;
    * the first build that runs this long after removes them. `0` removes them at once.
@@ -74,7 +79,9 @@ export interface BuildOptions {
 const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
-export interface BuiltBundle extends Required<Omit<ManifestEntry, "css" | "assets">> {
+export interface BuiltBundle
+  extends Required<Omit<ManifestEntry, "css" | "assets" | "server">>,
+    Pick<ManifestEntry, "server"> {
   name: string;
   /** Its stylesheets, in cascade order (empty without CSS). */
   css: ManifestFile[];
@@ -204,10 +211,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   }
 
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
-  const finished = await bundleAll(components, {
-    minify: options.minify ?? true,
-    sourcemap: options.sourcemap ?? false,
-  });
+  const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
+  // The server bundles in a pass of their own, alongside: a component that fails fails both.
+  const [finished, servers] = await Promise.all([
+    bundleAll(components, bundleOptions),
+    (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
+  ]);
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
@@ -215,11 +224,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   try {
     output.prepare();
     bundles = await writeBundles(output, finished, options.compress ?? false, progress);
+    const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
-    for (const { name, file, hash, integrity, size, css, assets } of bundles) {
+    for (const bundle of bundles) {
+      const { name, file, hash, integrity, size, css, assets } = bundle;
+      bundle.server = serverFiles.get(name);
       const entry: ManifestEntry = { file, hash, integrity, size };
       if (css.length > 0) entry.css = css;
       if (assets.length > 0) entry.assets = assets;
+      if (bundle.server !== undefined) entry.server = bundle.server;
       manifest[name] = entry;
     }
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
@@ -256,7 +269,7 @@ interface FinishedBundle extends FinishedComponent {
  */
 async function bundleAll(
   components: readonly Component[],
-  options: { minify: boolean; sourcemap: boolean },
+  options: { minify: boolean; sourcemap: boolean; target?: "browser" | "server" },
 ): Promise<FinishedBundle[]> {
   const pass = async (entries: readonly Component[], readableNames: boolean) => {
     const esbuildOptions = createEsbuildOptions(entries, {
@@ -414,6 +427,23 @@ function isText(path: string): boolean {
   return /\.(?:css|svg|json|txt)$/i.test(path);
 }
 
+/** Writes each server bundle as `bundles/<file_safe_name>.<hash>.cjs`; never compressed. */
+function writeServerBundles(
+  output: OutputWriter,
+  servers: readonly FinishedBundle[],
+): Map<string, { file: string; integrity: string }> {
+  const files = new Map<string, { file: string; integrity: string }>();
+  for (const { name, code, hash } of servers) {
+    const file = `${BUNDLES_DIR}/${fileSafeName(name)}.${hash}.cjs`;
+    output.place(file, code);
+    files.set(name, {
+      file,
+      integrity: integrityOf(code),
+    });
+  }
+  return files;
+}
+
 /**
  * gzip's header records the operating system it was made on; pin it to "Unix" so the `.gz`
  * files are byte-identical wherever the build runs (the header carries no checksum).
@@ -435,8 +465,8 @@ function resolveOutDir(outDir: string): string {
 
 /** Temporary files of a build: `.tmp-<pid>-<random>.<final name>`, beside their final name. */
 const TEMPORARY = /^\.tmp-(\d+)-[0-9a-f]+\./;
-/** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`. */
-const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.js(?:\.gz|\.br)?$/;
+/** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`, and the server bundles `<file_safe_name>.<hash>.cjs`. */
+const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.(?:js(?:\.gz|\.br)?|cjs)$/;
 const BUNDLES_DIR = "bundles";
 /** `bundles/assets`, relative to the output directory. */
 const ASSETS_PATH = `${BUNDLES_DIR}/${ASSETS_DIR}`;
@@ -537,8 +567,8 @@ function readIfFile(path: string): Buffer | undefined {
 }
 
 /**
- * The files (relative to `outDir`) of the build in place: the manifest's bundles and their
- * `.gz`/`.br` siblings. Empty when there is no usable manifest.
+ * The files (relative to `outDir`) of the build in place: the manifest's bundles, their
+ * `.gz`/`.br` siblings and their server bundles. Empty when there is no usable manifest.
  */
 function readPreviousFiles(outDir: string): string[] {
   let manifest: Manifest;
@@ -547,13 +577,14 @@ function readPreviousFiles(outDir: string): string[] {
   } catch {
     return [];
   }
-  return Object.values(manifest).flatMap(({ file, css = [], assets = [] }) =>
-    [file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
+  return Object.values(manifest).flatMap(({ file, css = [], assets = [], server }) => [
+    ...[file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
       path,
       `${path}.gz`,
       `${path}.br`,
     ]),
-  );
+    ...(server === undefined ? [] : [server.file]),
+  ]);
 }
 
 /**

@@ -60,7 +60,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, css, assets } = raw;
+    const { file, hash, integrity, size, css, assets, server } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -84,11 +84,27 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     ) {
       throw new ManifestError(`${label}: "size" must be a whole number of bytes`);
     }
+    if (server !== undefined) {
+      if (
+        !isPlainObject(server) ||
+        typeof server.file !== "string" ||
+        !isInsideRelative(server.file) ||
+        typeof server.integrity !== "string" ||
+        !INTEGRITY.test(server.integrity)
+      ) {
+        throw new ManifestError(
+          `${label}: "server" must be { "file": <a path inside the build directory>, "integrity": "sha384-<base64>" }`,
+        );
+      }
+    }
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
     if (css !== undefined) entry.css = parseFiles(css, `${label}: "css"`);
     if (assets !== undefined) entry.assets = parseFiles(assets, `${label}: "assets"`);
+    if (isPlainObject(server)) {
+      entry.server = { file: server.file as string, integrity: server.integrity as string };
+    }
     manifest[name] = entry;
   }
   return manifest;

@@ -29,6 +29,8 @@ interface Generation {
   bundles: Map<string, Promise<PrebuiltBundle>>;
   /** Bundles read and checked, by component name: what {@link PrebuiltBundles.peek} answers. */
   ready: Map<string, PrebuiltBundle>;
+  /** Server bundles read so far (or being read), by component name. */
+  servers: Map<string, Promise<PrebuiltBundle>>;
 }
 
 /**
@@ -114,6 +116,42 @@ export class PrebuiltBundles {
     return pending;
   }
 
+  /**
+   * The server bundle of `name` (`entry.server`), read once per build and checked against its
+   * integrity: what production renders islands with, no esbuild involved.
+   * @throws BundleError when the file is missing, leads outside, or does not match
+   */
+  readServer(name: string, server: { file: string; integrity: string }): Promise<PrebuiltBundle> {
+    const generation = this.#fresh();
+    let pending = generation.servers.get(name);
+    if (pending === undefined) {
+      pending = this.#readServer(name, server);
+      generation.servers.set(name, pending);
+      pending.catch(() => {
+        if (generation.servers.get(name) === pending) generation.servers.delete(name);
+      });
+    }
+    return pending;
+  }
+
+  async #readServer(
+    name: string,
+    server: { file: string; integrity: string },
+  ): Promise<PrebuiltBundle> {
+    const code = await readFileInside(this.dir, server.file).catch(() => undefined);
+    const where = `${server.file}, listed in ${MANIFEST_FILE} as the server bundle of "${name}",`;
+    if (code === undefined) {
+      throw new BundleError(name, [{ text: `${where} cannot be read` }]);
+    }
+    const [algorithm, digest] = server.integrity.split("-", 2) as [string, string];
+    if (createHash(algorithm).update(code).digest("base64") !== digest) {
+      throw new BundleError(name, [
+        { text: `${where} does not match its integrity; rebuild with svc build` },
+      ]);
+    }
+    return { name, code, hash: createHash("sha256").update(code).digest("hex").slice(0, 12) };
+  }
+
   async #readBundle(name: string, entry: ManifestEntry): Promise<PrebuiltBundle> {
     let code: Uint8Array | undefined;
     try {
@@ -178,6 +216,6 @@ export class PrebuiltBundles {
   #load(): Generation {
     const stamp = stampOf(this.#manifestPath);
     const { bytes, manifest } = readManifestFile(this.dir);
-    return { stamp, manifest, bytes, bundles: new Map(), ready: new Map() };
+    return { stamp, manifest, bytes, bundles: new Map(), ready: new Map(), servers: new Map() };
   }
 }

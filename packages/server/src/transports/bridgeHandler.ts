@@ -1,12 +1,13 @@
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createLiveReload, type LiveReload, type LiveReloadOptions } from "../dev/liveReload.ts";
 import { type HandlerOptions, type Handlers, resolveHandlers } from "../http/handlers.ts";
+import { createIslands, type SvcIslands } from "../http/islands.ts";
 import {
   createRequestHandler,
   type RequestHandler,
   type RequestHandlerOptions,
 } from "../http/requestHandler.ts";
-import { checkPeer } from "./peer.ts";
+import { checkPeer } from "../util/peer.ts";
 
 /** What every transport accepts: the handler-set options, the HTTP ones, and live reload. */
 export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {
@@ -20,8 +21,10 @@ export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {
   live?: boolean | LiveReloadOptions | LiveReload;
 }
 
-/** A request handler with its live reload, when it has one. */
+/** A request handler with its handler set, its islands and its live reload, when it has one. */
 export interface BridgeHandler extends RequestHandler {
+  readonly handlers: Handlers;
+  readonly islands: SvcIslands;
   readonly live: LiveReload | undefined;
 }
 
@@ -37,7 +40,7 @@ export function createBridgeHandler(
   const handlers = resolveHandlers(source, options);
   const live = resolveLive(handlers, options);
   const handle = createRequestHandler(handlers, { ...options, events: live });
-  return Object.assign(handle, { live });
+  return Object.assign(handle, { handlers, islands: createIslands(handlers), live });
 }
 
 /**

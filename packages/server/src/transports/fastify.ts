@@ -26,10 +26,18 @@ export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, opt
   const source = options.handlers ?? options.registry;
   const handle = createFrameworkHandler("svcFastify", "fastify", "fastify", source, options);
   const depth = mountDepth(app.prefix);
+  // This plugin's routes take bodies as bytes (svc parses an island's JSON props itself, with
+  // its own limit and errors); being encapsulated, the app's parsers stay as they are.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    "*",
+    { parseAs: "buffer", bodyLimit: 16 * 1024 * 1024 },
+    (_request, body, done) => done(null, body),
+  );
   // Not an async handler: a warm bundle is sent in the same tick, with no promise made.
   app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
-    const response = handle(toSvcRequest(request.raw, url, reply.raw));
+    const response = handle(toSvcRequest(request.raw, url, reply.raw, () => request.body));
     return response instanceof Promise
       ? response.then((ready) => send(reply, ready))
       : send(reply, response);

@@ -1,5 +1,6 @@
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
 import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
@@ -10,6 +11,11 @@ export interface FetchHandlerOptions extends BridgeOptions {
   prefix?: string;
 }
 
+/** A web-standard fetch handler, with the islands of its handler set. */
+export interface FetchHandler extends SvcIslands {
+  (request: Request): Promise<Response>;
+}
+
 /**
  * The svc endpoints as a web-standard fetch handler, for Next.js route handlers,
  * `Bun.serve`, `Deno.serve` or any runtime that speaks `Request → Response`.
@@ -17,13 +23,14 @@ export interface FetchHandlerOptions extends BridgeOptions {
 export function createFetchHandler(
   source: ComponentRegistry | Handlers,
   options: FetchHandlerOptions = {},
-): (request: Request) => Promise<Response> {
+): FetchHandler {
   const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
-  return async (request) => {
+  const fetchHandler = async (request: Request): Promise<Response> => {
     const below = belowPrefix(pathOf(request.url), prefix);
     if (below === undefined) return toWebResponse(outsidePrefix(pathOf(request.url)));
     const response = handle(fromWebRequest(request, below));
     return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   };
+  return Object.assign(fetchHandler, { island: handle.islands.island });
 }

@@ -1,25 +1,38 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import type { SvcIslands } from "../http/islands.ts";
+import { requirePeer } from "../util/peer.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { createPatternMount } from "./mount.ts";
-import { requirePeer } from "./peer.ts";
+
+/** The svc middleware, its islands, and the middleware that hands them to the app's routes. */
+export interface SvcHono extends MiddlewareHandler, SvcIslands {
+  /** Middleware that sets the context variable `svc` to the islands: `c.get("svc")`. */
+  readonly locals: MiddlewareHandler<{ Variables: { svc: SvcIslands } }>;
+}
 
 /**
  * The svc endpoints as Hono 4 middleware, live reload included in development. It speaks
  * web-standard `Request`/`Response`, so it runs wherever Hono does, and needs nothing of Hono
- * at run time. Mount it on a wildcard path: everything below it is svc's.
+ * at run time. Mount it on a wildcard path: everything below it is svc's. Pages render islands
+ * with `svc.island(…)`, or with `c.get("svc").island(…)` once `svc.locals` is mounted.
  *
  * ```ts
- * app.use("/api/*", svcHono(registry));
+ * const svc = svcHono(registry);
+ * const app = new Hono<{ Variables: { svc: SvcIslands } }>();
+ * app.use("/api/*", svc);
+ * app.use(svc.locals);
+ * app.get("/", async (c) => c.html(page(await c.get("svc").island("card", props))));
  * ```
  */
 export function svcHono(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
-): MiddlewareHandler {
+): SvcHono {
   const handle = createFrameworkHandler("svcHono", "hono", "hono", source, options);
+  const { islands } = handle;
   const below = createPatternMount();
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
   const middleware = (c: Parameters<MiddlewareHandler>[0]): Response | Promise<Response> => {
@@ -27,7 +40,11 @@ export function svcHono(
     const response = handle(fromWebRequest(c.req.raw, url));
     return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   };
-  return middleware as MiddlewareHandler;
+  const locals: SvcHono["locals"] = (c, next) => {
+    c.set("svc", islands);
+    return next();
+  };
+  return Object.assign(middleware as MiddlewareHandler, { island: islands.island, locals });
 }
 
 /**

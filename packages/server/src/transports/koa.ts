@@ -1,6 +1,7 @@
 import type { Context, Middleware } from "koa";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import type { SvcIslands } from "../http/islands.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest } from "./internal/node.ts";
@@ -11,28 +12,37 @@ export interface SvcKoaOptions extends BridgeOptions {
   prefix?: string;
 }
 
+/** The svc middleware and its islands. */
+export interface SvcKoa extends Middleware, SvcIslands {}
+
 /**
  * The svc endpoints as Koa middleware (Koa 2.15+ and 3), live reload included in development.
- * Requests outside `prefix` go on to the next middleware; everything below it is svc's.
+ * Requests outside `prefix` go on to the next middleware, with the islands in `ctx.state.svc`
+ * for the app's routes and views; everything below `prefix` is svc's.
  *
  * ```ts
  * app.use(svcKoa(registry, { prefix: "/api" }));
+ * router.get("/", async (ctx) => { ctx.body = page(await ctx.state.svc.island("card", props)); });
  * ```
  */
-export function svcKoa(
-  source: ComponentRegistry | Handlers,
-  options: SvcKoaOptions = {},
-): Middleware {
+export function svcKoa(source: ComponentRegistry | Handlers, options: SvcKoaOptions = {}): SvcKoa {
   const handle = createFrameworkHandler("svcKoa", "koa", "koa", source, options);
+  const { islands } = handle;
   const prefix = resolvePrefix(options.prefix);
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
-  return function svc(ctx, next) {
+  const middleware: Middleware = function svc(ctx, next) {
     const url = belowPrefix(ctx.url, prefix);
-    if (url === undefined) return next();
-    const response = handle(toSvcRequest(ctx.req, url, ctx.res));
+    if (url === undefined) {
+      ctx.state.svc = islands;
+      return next();
+    }
+    const response = handle(
+      toSvcRequest(ctx.req, url, ctx.res, () => (ctx.request as { body?: unknown }).body),
+    );
     if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
     answer(ctx, response);
   };
+  return Object.assign(middleware, { island: islands.island });
 }
 
 function answer(ctx: Context, { status, headers, body }: SvcResponse): void {

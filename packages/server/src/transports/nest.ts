@@ -2,11 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import type { SvcIslands as Islands } from "../http/islands.ts";
 import type { RequestHandler } from "../http/requestHandler.ts";
-import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
+import type { IslandOptions } from "../ssr/islandRenderer.ts";
+import { requirePeer } from "../util/peer.ts";
+import { type BridgeHandler, type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { createPatternMount } from "./mount.ts";
-import { requirePeer } from "./peer.ts";
 
 export interface SvcModuleOptions extends BridgeOptions {
   /** The components to serve; or pass a ready handler set as `handlers`. */
@@ -66,6 +68,23 @@ export class SvcModule {
   }
 }
 
+/**
+ * The islands of the module's handler set, for the app's controllers and services: inject it
+ * (`constructor(private readonly svc: SvcIslands)`) and `await this.svc.island("card", props)`.
+ * `SvcModule` is global, so every module can.
+ */
+export class SvcIslands implements Islands {
+  readonly #islands: Islands;
+
+  constructor(islands: Islands) {
+    this.#islands = islands;
+  }
+
+  island(name: string, props?: unknown, options?: IslandOptions): Promise<string> {
+    return this.#islands.island(name, props, options);
+  }
+}
+
 let decorated = false;
 
 function defineModule(
@@ -80,7 +99,9 @@ function defineModule(
   const controller = createController(common);
   return {
     module: SvcModule,
+    global: true,
     imports,
+    exports: [SvcIslands],
     controllers: [controller],
     providers: [
       ...optionProviders,
@@ -101,6 +122,11 @@ function defineModule(
           routeFor(common, controller, host.httpAdapter.getType());
           return handle;
         },
+      },
+      {
+        provide: SvcIslands,
+        inject: [REQUEST_HANDLER],
+        useFactory: (handle: BridgeHandler) => new SvcIslands(handle.islands),
       },
     ],
   };
@@ -140,7 +166,9 @@ function createController(common: Common) {
       // On Fastify, take the reply over, so Fastify does not send one of its own.
       res.hijack?.();
       const out = res.raw ?? res;
-      const response = this.#handle(toSvcRequest(raw, url, out));
+      // On Fastify the parsed body is the request object's, not the raw message's.
+      const parsed = req.raw === undefined ? undefined : () => (req as { body?: unknown }).body;
+      const response = this.#handle(toSvcRequest(raw, url, out, parsed));
       if (response instanceof Promise) {
         return response.then((ready) => writeNodeResponse(out, ready));
       }

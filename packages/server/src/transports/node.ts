@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
+import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
 import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
 import { answerNode, writeNodeResponse } from "./internal/node.ts";
@@ -11,8 +12,13 @@ export interface NodeHandlerOptions extends BridgeOptions {
   prefix?: string;
 }
 
-/** A `node:http` request listener; `next` is called for requests outside the prefix. */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
+/**
+ * A `node:http` request listener (`next` is called for requests outside the prefix), with the
+ * islands of its handler set.
+ */
+export interface NodeHandler extends SvcIslands {
+  (req: IncomingMessage, res: ServerResponse, next?: () => void): void;
+}
 
 /**
  * The svc endpoints as a `node:http` listener (also usable as Connect/Express middleware).
@@ -27,13 +33,17 @@ export function createNodeHandler(
 ): NodeHandler {
   const handle = createBridgeHandler(source, options);
   const prefix = resolvePrefix(options.prefix);
-  return (req, res, next) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, next?: () => void): void => {
     const url = belowPrefix(req.url ?? "/", prefix);
     if (url === undefined) {
-      if (next) return next();
+      if (next) {
+        next();
+        return;
+      }
       writeNodeResponse(res, outsidePrefix(req.url ?? "/"));
       return;
     }
     answerNode(handle, req, res, url);
   };
+  return Object.assign(listener, { island: handle.islands.island });
 }

@@ -5,7 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { RequestHandler, SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
+import type {
+  RequestBody,
+  RequestHandler,
+  SvcRequest,
+  SvcResponse,
+} from "../../http/requestHandler.ts";
 
 /** Runs `handle` for a node request whose path below the mount point is `url`. */
 export function answerNode(
@@ -24,10 +29,18 @@ export function answerNode(
 
 /**
  * The core's view of a node request whose path below the mount point is `url`. Its `signal`
- * aborts when the connection closes before the answer is complete (`res`, when given).
+ * aborts when the connection closes before the answer is complete (`res`, when given). Its
+ * body is the request stream's, unless the framework parsed it already: `parsed` tells what
+ * its body parser made of it (Koa's `ctx.request.body`, Fastify's `request.body`); without
+ * it, `req.body` as Express's parsers leave it.
  */
-export function toSvcRequest(req: IncomingMessage, url: string, res?: ServerResponse): SvcRequest {
-  return new NodeRequest(req, url, res);
+export function toSvcRequest(
+  req: IncomingMessage,
+  url: string,
+  res?: ServerResponse,
+  parsed?: () => unknown,
+): SvcRequest {
+  return new NodeRequest(req, url, res, parsed);
 }
 
 /** One object per request (the header reader lives on the prototype, not in a closure). */
@@ -36,13 +49,49 @@ class NodeRequest implements SvcRequest {
   readonly url: string;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse | undefined;
+  readonly #parsed: (() => unknown) | undefined;
   #controller: AbortController | undefined;
 
-  constructor(req: IncomingMessage, url: string, res: ServerResponse | undefined) {
+  constructor(
+    req: IncomingMessage,
+    url: string,
+    res: ServerResponse | undefined,
+    parsed: (() => unknown) | undefined,
+  ) {
     this.method = req.method ?? "GET";
     this.url = url;
     this.#req = req;
     this.#res = res;
+    this.#parsed = parsed;
+  }
+
+  body(limit: number): Promise<RequestBody> {
+    const req = this.#req;
+    // A body parser that ran before svc consumed the stream and left what it made of it.
+    const consumed = req.readableEnded || (req as { _body?: unknown })._body === true;
+    const parsed = this.#parsed?.() ?? (consumed ? (req as { body?: unknown }).body : undefined);
+    if (parsed !== undefined) return Promise.resolve(fromParsed(parsed, limit));
+    if (Number(req.headers["content-length"]) > limit) {
+      req.resume(); // let the rest go by; the answer is 413
+      return Promise.resolve({ tooLarge: true });
+    }
+    if (consumed) return Promise.resolve({ bytes: new Uint8Array() });
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size <= limit) {
+          chunks.push(chunk);
+          return;
+        }
+        req.off("data", onData).off("end", onEnd).off("error", reject);
+        req.resume();
+        resolve({ tooLarge: true });
+      };
+      const onEnd = () => resolve({ bytes: Buffer.concat(chunks) });
+      req.on("data", onData).once("end", onEnd).once("error", reject);
+    });
   }
 
   header(name: string): string | undefined {
@@ -103,4 +152,13 @@ export function toNodeBody(body: SvcResponse["body"]): Buffer | string | Readabl
     return Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>);
   }
   return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/** A body a framework parsed already: bytes and text as bytes, anything else as the value. */
+export function fromParsed(value: unknown, limit: number): RequestBody {
+  if (typeof value === "string") value = Buffer.from(value);
+  if (value instanceof Uint8Array) {
+    return value.byteLength > limit ? { tooLarge: true } : { bytes: value };
+  }
+  return { parsed: value };
 }

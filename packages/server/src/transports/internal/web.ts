@@ -2,7 +2,7 @@
  * The translation between web-standard `Request`/`Response` and the core's request and
  * response, shared by the fetch handler and Hono. Internal: not part of the package's API.
  */
-import type { SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
+import type { RequestBody, SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
 
 /**
  * Path and query of an absolute URL, as written. A `Request`'s URL has been through the
@@ -23,7 +23,34 @@ export function fromWebRequest(request: Request, url: string): SvcRequest {
     url,
     header: (name) => request.headers.get(name) ?? undefined,
     signal: request.signal,
+    body: (limit) => readBody(request, limit),
   };
+}
+
+/** The body of a web request, read up to `limit` bytes. */
+async function readBody(request: Request, limit: number): Promise<RequestBody> {
+  if (Number(request.headers.get("content-length")) > limit) return { tooLarge: true };
+  if (request.body === null) return { bytes: new Uint8Array() };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel();
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { bytes };
 }
 
 export function toWebResponse(response: SvcResponse): Response {

@@ -1,6 +1,14 @@
 import { createSvcClient, type SvcClient } from "@svc/runtime";
 import { QueryClient, QueryClientContext } from "@tanstack/react-query";
-import { type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
+import {
+  createElement,
+  type ReactNode,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import { connectLive, type LiveOptions } from "./connectLive.ts";
 import { installReactModules } from "./installReactModules.ts";
 import { SvcContext, type SvcContextValue } from "./svcContext.ts";
@@ -50,8 +58,9 @@ export function SvcProvider({
 }: SvcProviderProps): ReactNode {
   const ambient = useContext(QueryClientContext);
   const [own] = useState(() => {
-    // Before any child can load a bundle: bundles are rewritten against the registry.
-    installReactModules(modules);
+    // Before any child can load a bundle: bundles are rewritten against the registry. (Not
+    // on the server, where an island's components come from their server bundles.)
+    if (typeof window !== "undefined") installReactModules(modules);
     return new QueryClient();
   });
   // biome-ignore lint/correctness/useExhaustiveDependencies: hashes are initial values; later ones go through client.setHash.
@@ -65,7 +74,7 @@ export function SvcProvider({
     [svcClient, resolvedQueryClient],
   );
   useLive(live, value);
-  return <SvcContext.Provider value={value}>{children}</SvcContext.Provider>;
+  return createElement(SvcContext.Provider, { value }, children);
 }
 
 /** One live-reload connection while `live` is on; callbacks may change without reconnecting. */

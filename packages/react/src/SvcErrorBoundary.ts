@@ -1,5 +1,5 @@
 import { isSvcError, RenderError, type SvcError } from "@svc/runtime";
-import { Component, type ContextType, type ErrorInfo, type ReactNode } from "react";
+import { Component, type ContextType, createElement, type ErrorInfo, type ReactNode } from "react";
 import { revisionOf, subscribeRevisions } from "./componentRevision.ts";
 import { SvcContext } from "./svcContext.ts";
 
@@ -95,20 +95,20 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
     const { fallback } = this.props;
     if (typeof fallback === "function") return fallback(error, this.reset);
     if (fallback !== undefined) return fallback;
-    return <SvcErrorMessage error={error} />;
+    return createElement(SvcErrorMessage, { error });
   }
 }
 
 /** The default error display: the message, as text, in an element marked `role="alert"`. */
 export function SvcErrorMessage({ error }: { error: Error }): ReactNode {
-  return (
-    <div
-      role="alert"
-      className="svc-error"
-      data-svc-error={isSvcError(error) ? error.kind : "Error"}
-    >
-      {error.message}
-    </div>
+  return createElement(
+    "div",
+    {
+      role: "alert",
+      className: "svc-error",
+      "data-svc-error": isSvcError(error) ? error.kind : "Error",
+    },
+    error.message,
   );
 }
 

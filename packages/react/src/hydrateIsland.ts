@@ -1,0 +1,167 @@
+import {
+  DEFAULT_HYDRATE,
+  type HydrateStrategy,
+  ISLAND_ATTRIBUTES,
+  parseHydrate,
+} from "@svc/protocol";
+import type { SvcClient } from "@svc/runtime";
+import type { QueryClient } from "@tanstack/react-query";
+import { createElement, type ReactNode } from "react";
+import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";
+import { svcQueryKeys } from "./queryKeys.ts";
+import { ServerComponent } from "./ServerComponent.ts";
+import { SvcProvider } from "./SvcProvider.ts";
+
+// Replaced by bundlers; declared per module so no Node types are needed or clashed with.
+declare const process: { env: { NODE_ENV?: string } };
+
+/** What `hydrateRoot` of `react-dom/client` returns: enough to update and unmount. */
+export interface HydratedRoot {
+  render(children: ReactNode): void;
+  unmount(): void;
+}
+
+export interface HydrateIslandOptions {
+  client: SvcClient;
+  queryClient: QueryClient;
+  /** `hydrateRoot` of the page's `react-dom/client` (this package does not depend on it). */
+  hydrateRoot: (
+    container: Element,
+    children: ReactNode,
+    options?: { onRecoverableError?: (error: unknown) => void },
+  ) => HydratedRoot;
+  /** Props to hydrate with. Default: the container's `data-svc-props`. */
+  props?: Record<string, unknown>;
+  /** Called with the root once the island is hydrated (to update or unmount it later). */
+  onHydrated?: (root: HydratedRoot) => void;
+  /** Called when the island's bundles cannot be loaded: the server HTML stays. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Hydrates an island rendered by the server (`POST …/bundles/{name}/html`,
+ * `renderIsland`) when its strategy says so (`data-svc-hydrate`):
+ *
+ * - `load`: at once; `idle`: when the browser is idle (`requestIdleCallback`, at most 2 s
+ *   later); `visible`: when it scrolls into view (`IntersectionObserver`); `media:(<query>)`:
+ *   when the media query matches; `none`: never — its HTML is the content, no bundle is
+ *   fetched.
+ * - Then the island's bundle and every component it loaded on the server (`data-svc-deps`)
+ *   are fetched at once, in parallel, under their hashes, and the same tree the server
+ *   rendered is hydrated with `hydrateRoot`: no waterfall, no mismatch. A mismatch React
+ *   recovers from is reported with the component's name.
+ *
+ * Returns a function that cancels a hydration not yet started.
+ */
+export function hydrateIsland(container: Element, options: HydrateIslandOptions): () => void {
+  const strategy: HydrateStrategy =
+    parseHydrate(container.getAttribute(ISLAND_ATTRIBUTES.hydrate) ?? DEFAULT_HYDRATE) ??
+    DEFAULT_HYDRATE;
+  if (strategy === "none") return () => {};
+  let cancelled = false;
+  const start = () => {
+    if (!cancelled) void hydrate(container, options);
+  };
+  const cancel = when(strategy, container, start);
+  return () => {
+    cancelled = true;
+    cancel();
+  };
+}
+
+/** Calls `start` when `strategy` says so; returns what stops waiting. */
+function when(strategy: HydrateStrategy, container: Element, start: () => void): () => void {
+  if (strategy === "idle") {
+    if (typeof requestIdleCallback === "function") {
+      const id = requestIdleCallback(start, { timeout: 2000 });
+      return () => cancelIdleCallback(id);
+    }
+    const timer = setTimeout(start, 200);
+    return () => clearTimeout(timer);
+  }
+  if (strategy === "visible" && typeof IntersectionObserver === "function") {
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) {
+        observer.disconnect();
+        start();
+      }
+    });
+    observer.observe(container);
+    return () => observer.disconnect();
+  }
+  if (strategy.startsWith("media:") && typeof matchMedia === "function") {
+    const query = matchMedia(strategy.slice("media:".length));
+    if (query.matches) {
+      start();
+      return () => {};
+    }
+    const onChange = (event: MediaQueryListEvent) => {
+      if (!event.matches) return;
+      query.removeEventListener("change", onChange);
+      start();
+    };
+    query.addEventListener("change", onChange);
+    return () => query.removeEventListener("change", onChange);
+  }
+  start();
+  return () => {};
+}
+
+async function hydrate(container: Element, options: HydrateIslandOptions): Promise<void> {
+  const { client, queryClient } = options;
+  const name = container.getAttribute(ISLAND_ATTRIBUTES.component) ?? "";
+  try {
+    const props = options.props ?? readProps(container);
+    const hashes: Record<string, string> = { ...readDeps(container) };
+    const own = container.getAttribute(ISLAND_ATTRIBUTES.hash);
+    if (own) hashes[name] = own;
+    const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+    for (const other of names) {
+      if (hashes[other] !== undefined) client.setHash(other, hashes[other]);
+    }
+    // Every bundle the server rendered with, at once; the schemas too where props are checked.
+    const modules = await Promise.all(names.map((other) => client.load(other)));
+    names.forEach((other, i) => {
+      queryClient.setQueryData(svcQueryKeys.component(client, other), modules[i]);
+    });
+    if (process.env.NODE_ENV !== "production") {
+      await Promise.all(
+        names.map((other) =>
+          queryClient.prefetchQuery(componentMetadataQueryOptions(other, { client })),
+        ),
+      );
+    }
+    const tree = createElement(
+      SvcProvider,
+      { client, queryClient },
+      createElement(ServerComponent, { name, props }),
+    );
+    const root = options.hydrateRoot(container, tree, {
+      onRecoverableError: (error) => {
+        console.error(
+          `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      },
+    });
+    options.onHydrated?.(root);
+  } catch (error) {
+    (options.onError ?? ((e: unknown) => console.error(`svc: island "${name}":`, e)))(error);
+  }
+}
+
+function readProps(container: Element): Record<string, unknown> {
+  const raw = container.getAttribute(ISLAND_ATTRIBUTES.props);
+  if (raw === null || raw.trim() === "") return {};
+  const value: unknown = JSON.parse(raw);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error("data-svc-props must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+function readDeps(container: Element): Record<string, string> {
+  const raw = container.getAttribute(ISLAND_ATTRIBUTES.deps);
+  if (raw === null) return {};
+  const value: unknown = JSON.parse(raw);
+  return typeof value === "object" && value !== null ? (value as Record<string, string>) : {};
+}

@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { InvalidSchemaError } from "../errors.ts";
+import { consoleLogger } from "../logger.ts";
+import {
+  canResolveTypesModule,
+  generateTypes,
+  isTypesFileCurrent,
+  TYPES_FILE,
+  writeTypesFile,
+} from "../production/typesFile.ts";
+import { createRegistry, resolveConfig } from "./config.ts";
+
+export interface TypesFlags {
+  config?: string;
+  componentsDir?: string;
+  prefix?: string;
+  out?: string;
+  check?: boolean;
+}
+
+/**
+ * `svc types`: writes the declaration file of every component's props (only when its text
+ * changes); with `--check`, writes nothing and exits 1 when the file is missing or differs.
+ * A broken `schema.json` exits 1 naming the file.
+ */
+export async function typesCommand(flags: TypesFlags, argv: readonly string[]): Promise<void> {
+  const config = await resolveConfig({
+    configFile: flags.config,
+    flags: { componentsDir: flags.componentsDir, prefix: flags.prefix, types: flags.out },
+  });
+  const logger = consoleLogger;
+  for (const warning of config.warnings) logger.warn(warning);
+  const file = config.types ?? resolve(config.root, TYPES_FILE);
+  const shown = relative(process.cwd(), file) || file;
+  const registry = createRegistry(config, logger);
+  let content: string;
+  try {
+    content = await generateTypes(registry);
+  } catch (error) {
+    if (!(error instanceof InvalidSchemaError)) throw error;
+    process.stderr.write(`svc: ${error.message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const typed = registry.list().length;
+  if (flags.check) {
+    if (isTypesFileCurrent(file, content)) {
+      process.stdout.write(`svc types: ${shown} is up to date (${typed} components)\n`);
+      return;
+    }
+    const fix = ["svc", ...argv.filter((arg) => arg !== "--check")].map(shellWord).join(" ");
+    const state = existsSync(file)
+      ? "is out of date with the components' schemas"
+      : "does not exist";
+    process.stderr.write(`svc: ${shown} ${state} — run ${fix}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  if (!canResolveTypesModule(file)) {
+    logger.warn(
+      `@svc/protocol cannot be found from ${shown}, so TypeScript ignores its declarations — install @svc/protocol in this project`,
+    );
+  }
+  const wrote = writeTypesFile(file, content);
+  process.stdout.write(
+    wrote
+      ? `svc types: wrote ${shown} (${typed} components)\n`
+      : `svc types: ${shown} is up to date (${typed} components)\n`,
+  );
+}
+
+/** `word` as typed in a POSIX shell: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

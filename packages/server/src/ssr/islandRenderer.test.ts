@@ -1,0 +1,237 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { createHandlers } from "../http/handlers.ts";
+import { silentLogger } from "../logger.ts";
+import { build } from "../production/build.ts";
+import { cn, writeTree } from "../test/fixtures.ts";
+
+const COMPONENTS = {
+  "counter/index.tsx": `import { useState } from "react";
+export default function Counter({ start = 0, label = "Count" }: { start?: number; label?: string }) {
+  const [count] = useState(start);
+  return <p className="counter">{label}: {count}</p>;
+}
+`,
+  "counter/schema.json": JSON.stringify({
+    type: "object",
+    properties: { start: { type: "integer" }, label: { type: "string" } },
+  }),
+  "outer/index.tsx": `import { useComponent } from "@svc/react";
+export default function Outer() {
+  const Inner = useComponent<{ text: string }>("inner");
+  return <div className="outer"><Inner text="from outer" /></div>;
+}
+`,
+  "inner/index.tsx": `export default function Inner({ text }: { text: string }) {
+  return <em>{text}</em>;
+}
+`,
+  "swatch/index.tsx": `import { css, styled } from "goober";
+import { useComponent } from "@svc/react";
+const Box = styled("div")<{ color: string }>\`border: 1px solid \${(p) => p.color};\`;
+export default function Swatch({ color = "red", note = "" }: { color?: string; note?: string }) {
+  const Label = useComponent<{ text: string }>("label");
+  return <Box color={color} className={css({ content: JSON.stringify(note) })}><Label text={color} /></Box>;
+}
+`,
+  "label/index.tsx": `import { css } from "goober";
+export default function Label({ text }: { text: string }) {
+  return <span className={css\`font-weight: 700;\`}>{text}</span>;
+}
+`,
+  "thrower/index.tsx": `export { default } from "./Thrower";\n`,
+  "thrower/Thrower.tsx": `export default function Thrower() {
+  const message = "no";
+  throw new Error("thrown " + message);
+}
+`,
+};
+
+function setup(files: Record<string, string> = COMPONENTS, options = {}) {
+  const dir = writeTree(files);
+  const registry = new ComponentRegistry(dir, { logger: silentLogger });
+  return {
+    dir,
+    registry,
+    handlers: createHandlers(registry, { logger: silentLogger, ...options }),
+  };
+}
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: Error & { kind?: string }) => error,
+  );
+
+describe("renderIsland", () => {
+  it("renders the component inside its container, props escaped", async () => {
+    const { handlers } = setup();
+    const label = `</p><script>alert(1)</script>"'&`;
+    const html = await handlers.renderIsland(cn("counter"), { start: 3, label });
+    const bundle = await handlers.getBundle(cn("counter"));
+    expect(html).toMatch(
+      /^<div data-svc-component="counter" data-svc-props="[^"]*" data-svc-ssr="" /,
+    );
+    expect(html).toContain(`data-svc-hash="${bundle.hash}" data-svc-hydrate="load">`);
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("&lt;/p&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+    const props = /data-svc-props="([^"]*)"/.exec(html)?.[1] ?? "";
+    const decoded = props
+      .replaceAll("&quot;", '"')
+      .replaceAll("&lt;", "<")
+      .replaceAll("&gt;", ">")
+      .replaceAll("&#39;", "'")
+      .replaceAll("&amp;", "&");
+    expect(JSON.parse(decoded)).toEqual({ start: 3, label });
+  });
+
+  it("renders nested components and lists them with their hashes", async () => {
+    const { handlers } = setup();
+    const html = await handlers.renderIsland(cn("outer"), {}, { hydrate: "visible" });
+    const inner = await handlers.getBundle(cn("inner"));
+    expect(html).toContain("<em>from outer</em>");
+    expect(html).toContain(`data-svc-hydrate="visible"`);
+    expect(html).toContain(`data-svc-deps="{&quot;inner&quot;:&quot;${inner.hash}&quot;}"`);
+  });
+
+  it("refuses props that are no object (400) or fail schema.json (422)", async () => {
+    const { handlers } = setup();
+    const malformed = await failure(handlers.renderIsland(cn("counter"), [1]));
+    expect(malformed).toMatchObject({ kind: "InvalidProps", malformed: true });
+    const invalid = await failure(handlers.renderIsland(cn("counter"), { start: "three" }));
+    expect(invalid).toMatchObject({ kind: "InvalidProps", malformed: false });
+    expect(invalid?.message).toMatch(/start: .*integer/);
+  });
+
+  it("puts each render's goober rules, nested components' included, in a style before the island", async () => {
+    const { handlers } = setup();
+    const [red, blue] = await Promise.all([
+      handlers.renderIsland(cn("swatch"), { color: "red" }),
+      handlers.renderIsland(cn("swatch"), { color: "blue" }),
+    ]);
+    for (const [html, color, other] of [
+      [red, "red", "blue"],
+      [blue, "blue", "red"],
+    ] as const) {
+      const style =
+        /^<style data-svc-styles="swatch">(.*?)<\/style><div data-svc-component="swatch"/.exec(
+          html,
+        );
+      expect(style?.[1]).toContain(`border:1px solid ${color};`);
+      expect(style?.[1]).toContain("font-weight:700;");
+      // Concurrent renders do not share rules; the classes the HTML uses are all defined.
+      expect(style?.[1]).not.toContain(`solid ${other}`);
+      for (const [, name] of html.matchAll(/class="[^"]*?(go\d+)/g)) {
+        expect(style?.[1]).toContain(`.${name}{`);
+      }
+    }
+    // A prop that ends up in a rule cannot end the style element.
+    const note = "</style><script>alert(1)</script>";
+    const html = await handlers.renderIsland(cn("swatch"), { note });
+    expect(html).not.toContain("</style><script>");
+    expect(html.indexOf("</style>") + "</style>".length).toBe(html.indexOf("<div"));
+    expect(html).toContain(`content:"<\\/style><script>alert(1)</script>"`);
+  });
+
+  it("answers a component that throws with a RenderError whose stack is in the component's files", async () => {
+    const { dir, handlers } = setup();
+    const error = await failure(handlers.renderIsland(cn("thrower"), {}));
+    expect(error).toMatchObject({ kind: "RenderError", component: "thrower" });
+    expect(error?.message).toMatch(
+      /thrown no\n\s+at Thrower \(component:\/\/thrower\/Thrower\.tsx:3:9\)/,
+    );
+    expect(error?.message).not.toContain(dir);
+    expect(error?.message).not.toContain("node_modules");
+  });
+
+  it("answers a render that never finishes with RenderTimeout", async () => {
+    const { handlers } = setup(
+      {
+        "stuck/index.tsx":
+          "const never = new Promise(() => {});\nexport default () => { throw never; };\n",
+      },
+      { renderTimeoutMs: 200 },
+    );
+    const error = await failure(handlers.renderIsland(cn("stuck"), {}));
+    expect(error).toMatchObject({ kind: "RenderTimeout", component: "stuck" });
+  });
+
+  it("stops a component stuck in a loop (RenderTimeout), sends the worker's other renders again, and renders on", async () => {
+    const { handlers } = setup(
+      {
+        ...COMPONENTS,
+        "spin/index.tsx": "export default function Spin() {\n  for (;;) {}\n  return null;\n}\n",
+      },
+      { renderTimeoutMs: 500 },
+    );
+    await handlers.renderIsland(cn("inner"), { text: "warm" });
+    const spinning = failure(handlers.renderIsland(cn("spin"), {}));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sent to the worker while it spins: answered by the worker that replaces it.
+    const bystander = handlers.renderIsland(cn("inner"), { text: "bystander" });
+    expect(await spinning).toMatchObject({ kind: "RenderTimeout", component: "spin" });
+    expect(await bystander).toContain("<em>bystander</em>");
+    expect(await handlers.renderIsland(cn("inner"), { text: "after" })).toContain("<em>after</em>");
+  });
+
+  it("renders every version across replacements of its worker", async () => {
+    const { dir, handlers } = setup(COMPONENTS, { renderRecycleBytes: 1 });
+    for (let version = 0; version < 6; version++) {
+      writeFileSync(
+        join(dir, "inner/index.tsx"),
+        `export default function Inner({ text }: { text: string }) {\n  return <em>{text} v${version}</em>;\n}\n`,
+      );
+      const html = await handlers.renderIsland(cn("outer"), {});
+      expect(html.replaceAll("<!-- -->", "")).toContain(`<em>from outer v${version}</em>`);
+    }
+  });
+
+  it("renders the new version on the next request after an edit", async () => {
+    const { dir, handlers } = setup();
+    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<em>a</em>");
+    writeFileSync(
+      join(dir, "inner/index.tsx"),
+      "export default function Inner({ text }: { text: string }) {\n  return <strong>{text}</strong>;\n}\n",
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<strong>a</strong>");
+  });
+});
+
+describe("renderIsland in production", () => {
+  it("renders from the build's server bundles, without the sources (so without esbuild)", async () => {
+    const { dir, registry } = setup();
+    const outDir = join(writeTree({}), "build");
+    const built = await build({ registry, outDir });
+    const counter = built.manifest.counter;
+    expect(counter?.server?.file).toMatch(/^bundles\/counter\.[0-9a-f]{12}\.cjs$/);
+    expect(counter?.server?.integrity).toMatch(/^sha384-/);
+    renameSync(dir, `${dir}-gone`); // no source left to bundle
+    const handlers = createHandlers(new ComponentRegistry(undefined, { logger: silentLogger }), {
+      logger: silentLogger,
+      buildDir: outDir,
+      staticMode: true,
+    });
+    const html = await handlers.renderIsland(cn("outer"), {});
+    expect(html).toContain("<em>from outer</em>");
+    expect(html).toContain(`data-svc-hash="${built.manifest.outer?.hash}"`);
+    expect(html).toContain(`&quot;inner&quot;:&quot;${built.manifest.inner?.hash}&quot;`);
+  });
+
+  it("refuses a server bundle that does not match its integrity", async () => {
+    const { registry } = setup();
+    const outDir = join(writeTree({}), "build");
+    const built = await build({ registry, outDir });
+    const file = join(outDir, built.manifest.inner?.server?.file ?? "");
+    writeFileSync(file, readFileSync(file, "utf8").replace("text", "txet"));
+    const handlers = createHandlers(new ComponentRegistry(undefined, { logger: silentLogger }), {
+      logger: silentLogger,
+      buildDir: outDir,
+    });
+    const error = await failure(handlers.renderIsland(cn("inner"), { text: "x" }));
+    expect(error).toMatchObject({ kind: "BundleError" });
+    expect(error?.message).toMatch(/does not match its integrity/);
+  });
+});

@@ -1,0 +1,86 @@
+import { builtinModules, SourceMap } from "node:module";
+import { Script } from "node:vm";
+
+/** A component's server bundle, evaluated: its exports. */
+export type ServerModule = Readonly<Record<string, unknown>>;
+
+/** The modules a server bundle gets for its `require` of a shared module (React, …). */
+export type SharedModules = Readonly<Record<string, unknown>>;
+
+/** One version of a component's server bundle, ready to render. */
+export interface EvaluatedBundle {
+  readonly module: ServerModule;
+  /** Maps a stack trace of this version to the component's own files. */
+  mapStack(stack: string): string;
+}
+
+const builtins = new Set(builtinModules);
+
+/**
+ * Evaluates a server bundle (CommonJS, as svc builds it for `target: "server"`) as a function
+ * of its own — never through Node's module cache, which keeps every version it ever loaded.
+ * Nothing holds on to a version but whoever holds its `EvaluatedBundle`, so replacing it lets
+ * the old one be collected: memory stays flat across any number of edits. `require` answers
+ * the shared modules with `shared` (the server's own React and friends, so a component and
+ * the renderer share one React) and Node's built-in modules; anything else was bundled.
+ */
+export function evaluateServerBundle(
+  code: string,
+  name: string,
+  shared: SharedModules,
+): EvaluatedBundle {
+  const filename = `svc-server:${name}.cjs`;
+  // The wrapper's first line is its own, so the bundle's line n is the script's line n + 1.
+  const source = `(function (exports, require, module, __filename, __dirname) {\n${code}\n})`;
+  const run = new Script(source, { filename }).runInThisContext() as (
+    exports: object,
+    require: (id: string) => unknown,
+    module: { exports: object },
+    filename: string,
+    dirname: string,
+  ) => void;
+  const module: { exports: object } = { exports: {} };
+  const require = (id: string): unknown => {
+    if (Object.hasOwn(shared, id)) return shared[id];
+    const bare = id.startsWith("node:") ? id.slice(5) : id;
+    if (builtins.has(bare)) return process.getBuiltinModule(id);
+    throw new Error(
+      `Component "${name}" needs "${id}" on the server, which is neither bundled nor shared`,
+    );
+  };
+  run.call(module.exports, module.exports, require, module, filename, "/");
+  const exports = module.exports as ServerModule;
+  return { module: exports, mapStack: (stack) => mapStack(stack, code, filename) };
+}
+
+/**
+ * `stack` with this bundle's frames (`svc-server:<name>.cjs:line:column`) replaced by the
+ * original positions its inline source map gives (`component://<name>/<file>:line:column`).
+ */
+function mapStack(stack: string, code: string, filename: string): string {
+  const map = inlineMap(code);
+  if (map === undefined) return stack;
+  const escaped = filename.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return stack.replace(new RegExp(`${escaped}:(\\d+):(\\d+)`, "g"), (whole, line, column) => {
+    // One line of wrapper above the bundle; SourceMap counts lines and columns from 0.
+    const entry = map.findEntry(Number(line) - 2, Number(column) - 1) as {
+      originalSource?: string;
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    if (entry.originalSource === undefined) return whole;
+    return `${entry.originalSource}:${(entry.originalLine ?? 0) + 1}:${(entry.originalColumn ?? 0) + 1}`;
+  });
+}
+
+function inlineMap(code: string): SourceMap | undefined {
+  const marker = "//# sourceMappingURL=data:application/json;base64,";
+  const at = code.lastIndexOf(marker);
+  if (at === -1) return undefined;
+  try {
+    const json = Buffer.from(code.slice(at + marker.length).trim(), "base64").toString("utf8");
+    return new SourceMap(JSON.parse(json));
+  } catch {
+    return undefined;
+  }
+}
