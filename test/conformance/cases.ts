@@ -105,9 +105,16 @@ function error(status: number, kind: ErrorKind, name?: string): Expected {
 }
 
 export function conformanceCases(fx: Fixture): Case[] {
-  const names = ["broken", "greeting", "plain", "stuck", "styled", "thrower", "ui:card", "widgets.chart"].map(
-    (name) => ({ name }),
-  );
+  const names = [
+    "broken",
+    "greeting",
+    "plain",
+    "stuck",
+    "styled",
+    "thrower",
+    "ui:card",
+    "widgets.chart",
+  ].map((name) => ({ name }));
   const html = (bodyIncludes: string): Expected => ({
     status: 200,
     contentType: "text/html; charset=utf-8",

@@ -564,7 +564,13 @@ describe("build: styles and assets", () => {
     // The theme both import is one file.
     expect(badge?.css?.map((f) => f.file)).toEqual([card?.css?.[0]?.file]);
     expect(badge?.assets).toBeUndefined();
-    expect(Object.keys(manifest.plain ?? {})).toEqual(["file", "hash", "integrity", "size", "server"]);
+    expect(Object.keys(manifest.plain ?? {})).toEqual([
+      "file",
+      "hash",
+      "integrity",
+      "size",
+      "server",
+    ]);
     for (const listed of [...(card?.css ?? []), ...(card?.assets ?? [])]) {
       const bytes = readFileSync(join(outDir, listed.file));
       expect(listed.integrity).toBe(sha384(bytes));
