@@ -7,13 +7,11 @@
  * rules; a tampered stylesheet refuses its component.
  */
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { crc32, deflateSync } from "node:zlib";
 import { ComponentRegistry, silentLogger } from "@svc/server";
 import * as esbuild from "esbuild";
 import type { Browser, Page } from "playwright-core";
@@ -23,6 +21,7 @@ import {
   html,
   launchBrowser,
   makeTempDir,
+  noisePng,
   openPage,
   removeDir,
   startTestServer,
@@ -38,43 +37,6 @@ const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import
 const STRICT_CSP =
   "default-src 'none'; script-src 'self' blob:; style-src 'self'; img-src 'self'; " +
   "font-src 'self'; connect-src 'self'; base-uri 'none'; object-src 'none'";
-
-/** A real PNG of `size`×`size` pixels of noise (incompressible: above the 4 KiB inline limit). */
-function noisePng(size: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const rows: Buffer[] = [];
-  for (let y = 0; y < size; y++) {
-    // Filter byte 0, then pixels: the bytes of a hash chain, which no compressor shrinks.
-    rows.push(Buffer.concat([Buffer.alloc(1), pixels(size * 3, y)]));
-  }
-  return Buffer.concat([
-    Buffer.from("89504e470d0a1a0a", "hex"),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.concat(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
-function pixels(length: number, seed: number): Buffer {
-  const parts: Buffer[] = [];
-  let block = createHash("sha256").update(String(seed)).digest();
-  for (let n = 0; n < length; n += block.length) {
-    parts.push(block);
-    block = createHash("sha256").update(block).digest();
-  }
-  return Buffer.concat(parts).subarray(0, length);
-}
 
 /** A real TrueType font from an installed package (playwright-core ships its icon font). */
 async function aFont(): Promise<Buffer> {

@@ -172,6 +172,8 @@ export interface FinishOutputOptions {
   imports?: readonly string[];
   /** Assets the code imports (`assets/logo-24WHYHIF.png`): see `resolveAssetUrls`. */
   assets?: readonly string[];
+  /** A server bundle (CommonJS): no stylesheet imports, asset URLs from the render worker. */
+  server?: boolean;
   /** The file a source of the map stands for (made-up modules), else undefined. */
   realPath?: (source: string, outputDir: string) => string | undefined;
 }
@@ -190,9 +192,14 @@ export function finishOutput(
   options: FinishOutputOptions = {},
 ): FinishedOutput {
   // Copied either way: esbuild's output files may be views into one buffer of the whole build.
-  const resolved = resolveAssetUrls(Buffer.from(js.contents), options.assets ?? []);
+  const resolved = resolveAssetUrls(
+    Buffer.from(js.contents),
+    options.assets ?? [],
+    options.server === true,
+  );
   const parts: Uint8Array[] = [resolved.code];
-  const imports = options.imports ?? [];
+  // A server bundle is CommonJS: its stylesheets are the browser bundle's, linked by the island.
+  const imports = options.server === true ? [] : (options.imports ?? []);
   if (imports.length > 0) {
     parts.push(Buffer.from(imports.map((path) => `import ${JSON.stringify(path)};\n`).join("")));
   }
@@ -272,6 +279,7 @@ export function finishComponent(
   const imported = (meta?.imports ?? []).filter((record) => record.kind === "file-loader");
   const finished = finishOutput(component, js, map, {
     imports: stylesheets.map((sheet) => `./${sheet.path}`),
+    server: options.format === "cjs",
     assets: imported.map((record) => toPosix(relative(outdir, resolve(workingDir, record.path)))),
     realPath: (source, outputDir) => files.realPath(source, outputDir),
   });

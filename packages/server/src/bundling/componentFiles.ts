@@ -298,23 +298,40 @@ export function stylesheetFileName(stem: string, bytes: Uint8Array): string {
 }
 
 /**
+ * Global a server bundle's asset URLs are made with: the render worker gives each evaluation
+ * of a server bundle this function (the URL of `./assets/…` below the island's API base).
+ */
+export const SERVER_ASSET_URL = "__svcAssetUrl";
+
+/**
  * The bundle's code with each asset it imports (`"./assets/logo-24WHYHIF.png"`, as esbuild's
- * `file` loader writes the string) resolved against the bundle's own URL:
- * `new URL("./assets/logo-24WHYHIF.png", import.meta.url).href`, so the page gets a URL that
- * works wherever the bundle was loaded from (the svc runtime gives `import.meta.url` the
- * bundle's URL). The string names the file by its content hash, so no other string in the
- * code can be it. Returns where each was widened (line, column in UTF-16 units, by how much),
- * for the source map.
+ * `file` loader writes the string) made a URL that works wherever the bundle was loaded from:
+ *
+ * - in a browser bundle, resolved against the bundle's own URL (the svc runtime gives
+ *   `import.meta.url` the bundle's URL) and written as a path (`/api/bundles/assets/…`) when
+ *   that is on the page's own origin, else as the full URL (a CDN);
+ * - in a server bundle (`server`), {@link SERVER_ASSET_URL}`("./assets/…")`, which the render
+ *   worker answers with the same path below the island's API base (or the full URL when the
+ *   API base is one) — so server HTML and hydration agree on every `src`.
+ *
+ * The string names the file by its content hash, so no other string in the code can be it.
+ * Returns where each was widened (line, column in UTF-16 units, by how much), for the source
+ * map.
  */
 export function resolveAssetUrls(
   code: Buffer,
   assets: readonly string[],
+  server = false,
 ): { code: Buffer; insertions: Insertion[] } {
   const found: { at: number; length: number; text: Buffer }[] = [];
   for (const asset of assets) {
     const literal = JSON.stringify(`./${asset}`);
     const needle = Buffer.from(literal);
-    const text = Buffer.from(`new URL(${literal}, import.meta.url).href`);
+    const text = Buffer.from(
+      server
+        ? `${SERVER_ASSET_URL}(${literal})`
+        : `((u) => u.origin === globalThis.location?.origin ? u.pathname : u.href)(new URL(${literal}, import.meta.url))`,
+    );
     for (let at = code.indexOf(needle); at !== -1; at = code.indexOf(needle, at + needle.length)) {
       found.push({ at, length: needle.length, text });
     }

@@ -7,7 +7,12 @@ import {
   contentHash,
   esbuildBundler,
 } from "../bundling/bundler.ts";
-import { fileTypeOf, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
+import {
+  ASSET_NAME,
+  fileTypeOf,
+  STYLESHEET_NAME,
+  STYLESHEET_TYPE,
+} from "../bundling/componentFiles.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
@@ -59,6 +64,13 @@ export interface HandlerOptions {
    * 16 MiB.
    */
   renderRecycleBytes?: number;
+  /**
+   * Where pages load svc from, as the loader's `data-svc-api` says (the path svc is mounted
+   * at, or the full URL of a CDN in front of it): an island's stylesheet links and the URLs
+   * of the files its components import start with it on the server, as they do in the
+   * browser. An island's own `apiBase` overrides it. Default: `/api`.
+   */
+  apiBase?: string;
   logger?: Logger;
 }
 
@@ -183,14 +195,20 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  /** `name`'s server bundle and its browser bundle's hash. */
+  /**
+   * `name`'s server bundle, its browser bundle's hash and the browser bundle's stylesheets
+   * (paths below `bundles/`), which the island links.
+   */
   async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
+    const below = (file: string) => file.replace(/^bundles\//, "");
     let server: { code: Uint8Array; hash: string };
     let hash: string;
+    let stylesheets: string[];
     if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
       server = await prebuilt.readServer(name, prebuiltEntry.server);
       hash = prebuiltEntry.hash;
+      stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
     } else {
       const component = find(name);
       if (component === undefined) throw new ComponentNotFoundError(name);
@@ -200,13 +218,38 @@ export function createHandlers(
       ]);
       server = built;
       hash = browser.hash;
+      stylesheets =
+        "stylesheets" in browser
+          ? browser.stylesheets.map((sheet) => sheet.path)
+          : (browser.css ?? []).map(({ file }) => below(file));
     }
-    return { code: server.code, serverHash: server.hash, hash };
+    return { code: server.code, serverHash: server.hash, hash, stylesheets };
+  }
+
+  /**
+   * A file of a bundle this handler set has not built yet (another handler set rendered the
+   * island that names it, or the server restarted since the page loaded): the components are
+   * built until one has it. Names are content-addressed, so whichever has it has these bytes.
+   */
+  async function builtFile(path: string): Promise<Uint8Array | undefined> {
+    if (!STYLESHEET_NAME.test(path) && !ASSET_NAME.test(path.replace(/^assets\//, ""))) {
+      return undefined;
+    }
+    for (const component of registry.list()) {
+      await cache.get(component).catch(() => undefined);
+      const found = cache.file(path);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   const islands = new IslandRenderer(
     { serverBundle, metadata: (name) => metadataOf(name) },
-    { timeoutMs: options.renderTimeoutMs, recycleBytes: options.renderRecycleBytes },
+    {
+      timeoutMs: options.renderTimeoutMs,
+      recycleBytes: options.renderRecycleBytes,
+      apiBase: options.apiBase,
+    },
   );
 
   async function liveBundle(name: ComponentName): Promise<CachedBundle> {
@@ -311,7 +354,10 @@ export function createHandlers(
       if (staticMode) throw new StaticModeError();
       const type = fileTypeOf(path);
       if (type === undefined) return undefined;
-      const built = (await staticFiles?.get(`bundles/${path}`))?.body ?? cache.file(path);
+      const built =
+        (await staticFiles?.get(`bundles/${path}`))?.body ??
+        cache.file(path) ??
+        (await builtFile(path));
       if (built === undefined) return undefined;
       const result: BundleFileResult = {
         body: built,

@@ -21,6 +21,8 @@ export type ToWorker =
       type: "render";
       id: number;
       props: Record<string, unknown>;
+      /** The API base the components' asset URLs start with (`/api`, or a CDN's URL). */
+      apiBase: string;
       module: ModuleVersion;
     }
   | { type: "abort"; id: number }

@@ -125,25 +125,50 @@ const port = parentPort;
 if (port === null) throw new Error("renderWorker.ts runs as a worker thread");
 const post = (message: FromWorker) => port.postMessage(message);
 
+/** Evaluated versions, by API base and name (asset URLs differ per API base). */
 const evaluated = new Map<string, Evaluated>();
+/** The newest code of each component this worker got, to evaluate it for another API base. */
+const codes = new Map<string, { serverHash: string; code: string }>();
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 const renders = new Map<number, AbortController>();
 let nextRequest = 1;
 let peers: Promise<Peers> | undefined;
 
-/** Evaluates `module` unless this worker has its version already; its newest version. */
-function evaluate(module: ModuleVersion, shared: SharedModules): Evaluated {
-  const known = evaluated.get(module.name);
+/**
+ * The URL of a file a component imports (`./assets/logo-24WHYHIF.png`) as its browser bundle
+ * makes it when loaded from `apiBase`: a path below a path, the full URL below a full URL.
+ */
+function assetUrlOf(apiBase: string): (path: string) => string {
+  const bundles = `${apiBase}/bundles/`;
+  if (/^[a-z][a-z\d+.-]*:/i.test(apiBase)) return (path) => new URL(path, bundles).href;
+  const root = bundles.startsWith("/") ? bundles : `/${bundles}`;
+  return (path) => new URL(path, `file://${root}`).pathname;
+}
+
+/** Evaluates `module` for `apiBase` unless this worker has that version already. */
+function evaluate(module: ModuleVersion, shared: SharedModules, apiBase: string): Evaluated {
+  const key = `${apiBase}\n${module.name}`;
+  const known = evaluated.get(key);
   if (known !== undefined && known.serverHash === module.serverHash) {
     known.hash = module.hash;
     return known;
   }
-  if (module.code === undefined) {
+  if (module.code !== undefined) {
+    codes.set(module.name, { serverHash: module.serverHash, code: module.code });
+  }
+  const source = codes.get(module.name);
+  if (source === undefined || source.serverHash !== module.serverHash) {
     throw new Error(`svc: the render worker lacks ${module.name}@${module.serverHash}`);
   }
-  const bundle = evaluateServerBundle(module.code, module.name, shared);
+  const bundle = evaluateServerBundle(source.code, module.name, shared, assetUrlOf(apiBase));
   const fresh = { serverHash: module.serverHash, hash: module.hash, bundle };
-  evaluated.set(module.name, fresh);
+  // Older versions (and other API bases' copies of them) go, so memory stays bounded.
+  for (const [other, version] of evaluated) {
+    if (other.endsWith(`\n${module.name}`) && version.serverHash !== module.serverHash) {
+      evaluated.delete(other);
+    }
+  }
+  evaluated.set(key, fresh);
   return fresh;
 }
 
@@ -155,7 +180,12 @@ function ask<T>(message: (request: number) => FromWorker): Promise<T> {
   });
 }
 
-async function render(id: number, props: Record<string, unknown>, module: ModuleVersion) {
+async function render(
+  id: number,
+  props: Record<string, unknown>,
+  module: ModuleVersion,
+  apiBase: string,
+) {
   const controller = new AbortController();
   renders.set(id, controller);
   // Every component the render loads, with its browser hash and its version's stack mapper.
@@ -172,10 +202,10 @@ async function render(id: number, props: Record<string, unknown>, module: Module
   }
   try {
     const { createElement, prerender, QueryClient, shared, svc } = ready;
-    const own = evaluate(module, shared);
+    const own = evaluate(module, shared, apiBase);
     loaded.set(module.name, own);
     const client = {
-      apiBase: "/api",
+      apiBase,
       manifestUrl: undefined,
       source: "server",
       async load(other: string) {
@@ -186,9 +216,9 @@ async function render(id: number, props: Record<string, unknown>, module: Module
           request,
           render: id,
           name: other,
-          have: evaluated.get(other)?.serverHash,
+          have: codes.get(other)?.serverHash,
         }));
-        const found = evaluate(version, shared);
+        const found = evaluate(version, shared, apiBase);
         loaded.set(other, found);
         return found.bundle.module;
       },
@@ -260,7 +290,7 @@ port.on("message", (message: ToWorker) => {
   switch (message.type) {
     case "render":
       post({ type: "started", id: message.id });
-      void render(message.id, message.props, message.module);
+      void render(message.id, message.props, message.module, message.apiBase);
       break;
     case "abort":
       renders.get(message.id)?.abort();
