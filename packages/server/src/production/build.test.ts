@@ -593,6 +593,7 @@ describe("build: styles and assets", () => {
           e.file,
           ...(e.css ?? []).map((f) => f.file),
           ...(e.assets ?? []).map((f) => f.file),
+          ...(e.server === undefined ? [] : [e.server.file]),
         ]),
       ]
         .filter((file, i, all) => all.indexOf(file) === i)
