@@ -27,6 +27,8 @@ export interface Fixture {
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
   buildDir: string;
   prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
+  /** greeting's stylesheet and asset in the build directory (paths relative to it). */
+  prebuiltFiles: { stylesheet: string; css: Buffer; asset: string; svg: Buffer };
   /** A fresh registry over both sources. */
   registry(): ComponentRegistry;
 }
@@ -47,6 +49,9 @@ const COMPONENTS: Record<string, string> = {
   "broken/index.tsx": 'export { default } from "./Impl";\n',
   "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
   "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
+  "styled/index.tsx":
+    'import "./styled.css";\nexport default function Styled() {\n  return <p className="styled">styled</p>;\n}\n',
+  "styled/styled.css": ".styled { color: rgb(1, 2, 3); }\n",
   // Islands: one that throws while rendering, one whose render never finishes.
   "thrower/index.tsx":
     'export default function Thrower() {\n  throw new Error("thrown on purpose");\n}\n',
@@ -88,14 +93,32 @@ export function createFixture(): Fixture {
     const file = `bundles/${fileSafeName(name)}.${hash}.js`;
     prebuilt[name] = { file, hash, code };
   }
+  const css = Buffer.from(".greeting{color:rgb(4,5,6)}\n");
+  const svg = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+  );
+  const prebuiltFiles = {
+    stylesheet: `bundles/greeting-${contentHash(css)}.css`,
+    css,
+    asset: "bundles/assets/logo-ABCD2345.svg",
+    svg,
+  };
+  const entries = Object.fromEntries(
+    Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+  );
   writeTree(
     {
-      "manifest.json": JSON.stringify(
-        Object.fromEntries(
-          Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
-        ),
-      ),
+      "manifest.json": JSON.stringify({
+        ...entries,
+        greeting: {
+          ...entries.greeting,
+          css: [{ file: prebuiltFiles.stylesheet }],
+          assets: [{ file: prebuiltFiles.asset }],
+        },
+      }),
       ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),
+      [prebuiltFiles.stylesheet]: css.toString(),
+      [prebuiltFiles.asset]: svg.toString(),
     },
     buildDir,
   );
@@ -109,6 +132,7 @@ export function createFixture(): Fixture {
     devLoaderCode,
     buildDir,
     prebuilt,
+    prebuiltFiles,
     registry() {
       const registry = new ComponentRegistry(appDir, { logger: silentLogger });
       registry.addSource(uiDir, { prefix: "ui" });

@@ -46,6 +46,7 @@ const COMPARED_HEADERS = [
   "access-control-allow-origin",
   "access-control-allow-methods",
   "x-content-type-options",
+  "content-security-policy",
 ] as const;
 
 export interface Answer {

@@ -148,25 +148,50 @@ function flush(): void {
   port?.postMessage(batch);
 }
 
+/** Evaluated versions, by API base and name (asset URLs differ per API base). */
 const evaluated = new Map<string, Evaluated>();
+/** The newest code of each component this worker got, to evaluate it for another API base. */
+const codes = new Map<string, { serverHash: string; code: string }>();
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 const renders = new Map<number, AbortController>();
 let nextRequest = 1;
 let peers: Promise<Peers> | undefined;
 
-/** Evaluates `module` unless this worker has its version already; its newest version. */
-function evaluate(module: ModuleVersion, shared: SharedModules): Evaluated {
-  const known = evaluated.get(module.name);
+/**
+ * The URL of a file a component imports (`./assets/logo-24WHYHIF.png`) as its browser bundle
+ * makes it when loaded from `apiBase`: a path below a path, the full URL below a full URL.
+ */
+function assetUrlOf(apiBase: string): (path: string) => string {
+  const bundles = `${apiBase}/bundles/`;
+  if (/^[a-z][a-z\d+.-]*:/i.test(apiBase)) return (path) => new URL(path, bundles).href;
+  const root = bundles.startsWith("/") ? bundles : `/${bundles}`;
+  return (path) => new URL(path, `file://${root}`).pathname;
+}
+
+/** Evaluates `module` for `apiBase` unless this worker has that version already. */
+function evaluate(module: ModuleVersion, shared: SharedModules, apiBase: string): Evaluated {
+  const key = `${apiBase}\n${module.name}`;
+  const known = evaluated.get(key);
   if (known !== undefined && known.serverHash === module.serverHash) {
     known.hash = module.hash;
     return known;
   }
-  if (module.code === undefined) {
+  if (module.code !== undefined) {
+    codes.set(module.name, { serverHash: module.serverHash, code: module.code });
+  }
+  const source = codes.get(module.name);
+  if (source === undefined || source.serverHash !== module.serverHash) {
     throw new Error(`svc: the render worker lacks ${module.name}@${module.serverHash}`);
   }
-  const bundle = evaluateServerBundle(module.code, module.name, shared);
+  const bundle = evaluateServerBundle(source.code, module.name, shared, assetUrlOf(apiBase));
   const fresh = { serverHash: module.serverHash, hash: module.hash, bundle, suspends: false };
-  evaluated.set(module.name, fresh);
+  // Older versions (and other API bases' copies of them) go, so memory stays bounded.
+  for (const [other, version] of evaluated) {
+    if (other.endsWith(`\n${module.name}`) && version.serverHash !== module.serverHash) {
+      evaluated.delete(other);
+    }
+  }
+  evaluated.set(key, fresh);
   return fresh;
 }
 
@@ -189,6 +214,7 @@ async function render(
   props: Record<string, unknown>,
   module: ModuleVersion,
   metadata: unknown,
+  apiBase: string,
 ) {
   const controller = new AbortController();
   renders.set(id, controller);
@@ -206,12 +232,12 @@ async function render(
   }
   try {
     const { createElement, prerender, renderToString, QueryClient, shared, svc } = ready;
-    const own = evaluate(module, shared);
+    const own = evaluate(module, shared, apiBase);
     loaded.set(module.name, own);
     /** The render asked for another component or metadata: it suspended. */
     let asked = false;
     const client = {
-      apiBase: "/api",
+      apiBase,
       manifestUrl: undefined,
       source: "server",
       async load(other: string) {
@@ -223,9 +249,9 @@ async function render(
           request,
           render: id,
           name: other,
-          have: evaluated.get(other)?.serverHash,
+          have: codes.get(other)?.serverHash,
         }));
-        const found = evaluate(version, shared);
+        const found = evaluate(version, shared, apiBase);
         loaded.set(other, found);
         return found.bundle.module;
       },
@@ -320,7 +346,7 @@ function receive(message: ToWorker): void {
   switch (message.type) {
     case "render":
       post({ type: "started", id: message.id });
-      void render(message.id, message.props, message.module, message.metadata);
+      void render(message.id, message.props, message.module, message.metadata, message.apiBase);
       break;
     case "abort":
       renders.get(message.id)?.abort();
