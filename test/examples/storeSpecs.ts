@@ -210,11 +210,11 @@ export function describeStoreExample(mode: Mode): void {
         await page.goto(url("/"));
         // The cards come with the page (server-rendered): wait for the hydration's fetches.
         await expect
-          .poll(() => paths().filter((p) => p.startsWith("/static/svc/bundles/")).length, {
+          .poll(() => paths().filter((p) => /^\/static\/svc\/bundles\/.+\.js$/.test(p)).length, {
             timeout: 15_000,
           })
           .toBe(2);
-        expect(paths().filter((p) => p.startsWith("/api/bundles"))).toEqual([]);
+        expect(paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p))).toEqual([]);
         expect(
           paths()
             .filter((p) => p.startsWith("/static/svc/"))
