@@ -16,7 +16,7 @@ export interface Prebuilt {
 }
 
 export interface Fixture {
-  /** Components without prefix: greeting, plain, broken, widgets.chart. */
+  /** Components without prefix: greeting, gallery, plain, broken, widgets.chart, …. */
   appDir: string;
   /** Components registered with the prefix "ui": ui:card. */
   uiDir: string;
@@ -46,6 +46,9 @@ const COMPONENTS: Record<string, string> = {
   "plain/index.ts": 'export default function Plain() {\n  return "plain";\n}\n',
   "broken/index.tsx": 'export { default } from "./Impl";\n',
   "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+  // Asks for components by literal names: two that exist, one that does not.
+  "gallery/index.tsx":
+    'import { ServerComponent, useComponent } from "@svc/react";\n// useComponent("commented") is no dependency\nexport default function Gallery() {\n  const Greeting = useComponent("greeting");\n  return <><Greeting /><ServerComponent name="ui:card" /><ServerComponent name="missing" /></>;\n}\n',
   "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
   // Islands: one that throws while rendering, one whose render never finishes.
   "thrower/index.tsx":
@@ -92,7 +95,13 @@ export function createFixture(): Fixture {
     {
       "manifest.json": JSON.stringify(
         Object.fromEntries(
-          Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+          Object.entries(prebuilt).map(([n, p]) => [
+            n,
+            // greeting's dependencies: one the build holds, one nothing serves.
+            n === "greeting"
+              ? { file: p.file, hash: p.hash, dependencies: ["gone", "ui:card"] }
+              : { file: p.file, hash: p.hash },
+          ]),
         ),
       ),
       ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),

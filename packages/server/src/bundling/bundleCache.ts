@@ -12,6 +12,8 @@ export interface CachedBundle {
   readonly name: ComponentName;
   readonly code: Uint8Array;
   readonly hash: string;
+  /** The components it asks for by a literal name (see `BundleOutput.dependencies`). */
+  readonly dependencies: readonly string[];
 }
 
 interface Entry extends CachedBundle {
@@ -153,6 +155,7 @@ export class BundleCache {
       entry: component.entry,
       code: output.code,
       hash: output.hash,
+      dependencies: output.dependencies ?? [],
       inputs,
       checkedTurn: -1,
     };

@@ -6,6 +6,7 @@ import type { Component } from "../components/componentRegistry.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./bundleInputs.ts";
+import { detectDependencies } from "./dependencies.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -42,6 +43,12 @@ export interface BundleOutput {
    * it only `inputs` are re-checked.
    */
   resolutions?: Resolution[];
+  /**
+   * The components the bundle asks for by a literal name, sorted (`dependencies.ts`); found
+   * in the same build's inputs, so an edit that adds one shows in the next build. Browser
+   * builds only; optional for bundlers of your own (none are then preloaded).
+   */
+  dependencies?: string[];
 }
 
 /** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
@@ -235,7 +242,9 @@ export const esbuildBundler: Bundler = {
     const { inputs, resolutions } = readMetafile(result.metafile, workingDir);
     checkInsideRoot(component, inputs, resolutions);
     const { code, hash } = finishOutput(component, js, map);
-    return { code, hash, inputs, resolutions };
+    if (options.target === "server") return { code, hash, inputs, resolutions };
+    const dependencies = await detectDependencies(inputs, component.name);
+    return { code, hash, inputs, resolutions, dependencies };
   },
 };
 

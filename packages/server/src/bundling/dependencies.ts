@@ -111,7 +111,7 @@ function referencesOf(parser: Babel, source: string, file: string): readonly str
         "decorators",
       ],
     });
-    names = collect(ast.program);
+    names = collect(ast.program as unknown as AstNode);
   } catch {
     names = [];
   }

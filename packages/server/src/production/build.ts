@@ -18,9 +18,10 @@ import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
 import { fileSafeName, SvcError } from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import { createEsbuildOptions, finishOutput, runEsbuild } from "../bundling/bundler.ts";
+import { detectDependencies } from "../bundling/dependencies.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
-import { isInside } from "../util/paths.ts";
+import { isInside, toPosix } from "../util/paths.ts";
 import {
   emptyManifest,
   MANIFEST_FILE,
@@ -209,9 +210,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
     for (const bundle of bundles) {
-      const { name, file, hash, integrity, size } = bundle;
+      const { name, file, hash, integrity, size, dependencies } = bundle;
       bundle.server = serverFiles.get(name);
       manifest[name] = { file, hash, integrity, size };
+      if (dependencies.length > 0) manifest[name].dependencies = dependencies;
       if (bundle.server !== undefined) manifest[name].server = bundle.server;
     }
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
@@ -238,6 +240,8 @@ interface FinishedBundle {
   name: string;
   code: Uint8Array;
   hash: string;
+  /** What it asks for by a literal name (browser bundles; empty for server ones). */
+  dependencies: string[];
 }
 
 /** One esbuild pass over every entry point; each output mapped back to its component. */
@@ -257,17 +261,27 @@ async function bundleAll(
     throw new BuildFailedError(toFailures(components, workingDir, messages));
   }
   const outputs = new Map(result.outputFiles.map((file) => [file.path, file]));
-  return components
-    .map((component) => {
-      const base = join(outdir, fileSafeName(component.name));
-      const js = outputs.get(`${base}.js`);
-      if (js === undefined) {
-        throw new Error(`esbuild produced no output for ${component.name} (expected ${base}.js)`);
-      }
-      const map = options.sourcemap ? outputs.get(`${base}.js.map`) : undefined;
-      return { name: component.name, ...finishOutput(component, js, map) };
-    })
-    .sort((a, b) => compareCodePoints(a.name, b.name));
+  const finished = components.map(async (component) => {
+    const base = join(outdir, fileSafeName(component.name));
+    const js = outputs.get(`${base}.js`);
+    if (js === undefined) {
+      throw new Error(`esbuild produced no output for ${component.name} (expected ${base}.js)`);
+    }
+    const map = options.sourcemap ? outputs.get(`${base}.js.map`) : undefined;
+    // The component's own slice of the one pass: the inputs of its output file.
+    const inputs = Object.keys(
+      result.metafile.outputs[toPosix(relative(workingDir, js.path))]?.inputs ?? {},
+    );
+    const dependencies =
+      options.target === "server"
+        ? []
+        : await detectDependencies(
+            inputs.map((input) => resolve(workingDir, input)),
+            component.name,
+          );
+    return { name: component.name, ...finishOutput(component, js, map), dependencies };
+  });
+  return (await Promise.all(finished)).sort((a, b) => compareCodePoints(a.name, b.name));
 }
 
 /** esbuild's messages, each attributed to the innermost component directory holding its file. */
@@ -309,7 +323,7 @@ async function writeBundles(
   const step = finished.length >= 50 ? Math.ceil(finished.length / 10) : finished.length;
   progress(`writing ${finished.length} bundle${finished.length === 1 ? "" : "s"}…`);
   const bundles: BuiltBundle[] = [];
-  for (const [index, { name, code, hash }] of finished.entries()) {
+  for (const [index, { name, code, hash, dependencies }] of finished.entries()) {
     const file = `bundles/${fileSafeName(name)}.${hash}.js`;
     const gzipped = normalizeGzipHeader(gzipSync(code, { level: zlib.Z_BEST_COMPRESSION }));
     output.place(file, code);
@@ -321,6 +335,7 @@ async function writeBundles(
       integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
       size: code.byteLength,
       gzipSize: gzipped.byteLength,
+      dependencies,
     });
     const done = index + 1;
     if (done % step === 0 && done < finished.length) {

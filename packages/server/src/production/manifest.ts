@@ -54,7 +54,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, server } = raw;
+    const { file, hash, integrity, size, server, dependencies } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -91,9 +91,19 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
         );
       }
     }
+    if (
+      dependencies !== undefined &&
+      !(
+        Array.isArray(dependencies) &&
+        dependencies.every((d) => typeof d === "string" && isValidName(d))
+      )
+    ) {
+      throw new ManifestError(`${label}: "dependencies" must be an array of component names`);
+    }
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
+    if (dependencies !== undefined) entry.dependencies = dependencies as string[];
     if (isPlainObject(server)) {
       entry.server = { file: server.file as string, integrity: server.integrity as string };
     }
