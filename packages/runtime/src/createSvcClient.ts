@@ -36,6 +36,13 @@ export interface SvcClientOptions {
   importCode?: (code: string) => Promise<ComponentModule>;
   /** Base for relative URLs. Default `document.baseURI` in a page. */
   baseUrl?: string;
+  /**
+   * Fetch the components a bundle asks for by a literal name (`useComponent("image")`) in
+   * parallel with it, transitively: those its response's `Link: rel=modulepreload` header
+   * names (API), or its manifest entry's `dependencies` (static mode). They are fetched, not
+   * evaluated, until something loads them. Default: true.
+   */
+  preload?: boolean;
 }
 
 export interface LoadOptions {
@@ -96,6 +103,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   >();
   const metadata = new Map<string, Promise<ComponentMetadata>>();
   let manifest: Promise<{ url: URL; entries: Manifest }> | undefined;
+  const preload = options.preload ?? true;
+  /** Bundles fetched ahead (preloading), by name, until a `load` takes them. */
+  const fetched = new Map<string, { hash: string | undefined; code: Promise<string> }>();
 
   const baseUrl = () =>
     options.baseUrl ?? (typeof document === "undefined" ? undefined : document.baseURI);
@@ -128,7 +138,40 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
+    // Its dependencies start now, while its body is still arriving.
+    if (preload) {
+      for (const dependency of preloadedNames(response, url, baseUrl())) prefetch(dependency);
+    }
     return response.text();
+  }
+
+  /** The code of `name`'s bundle: taken from a fetch started ahead, or fetched now. */
+  function fetchCode(name: string, hash: string | undefined): Promise<string> {
+    const ahead = fetched.get(name);
+    if (ahead !== undefined) {
+      fetched.delete(name);
+      if (manifestUrl !== undefined || ahead.hash === hash) return ahead.code;
+    }
+    return manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+  }
+
+  /**
+   * Starts fetching `name`'s bundle (not evaluating it) unless it is loaded or on its way: the
+   * version `load` would ask for, so `load` takes it. (A `Link` header's own `?<hash>` is not
+   * used: it may come from a copy of the parent cached for a year, naming an older version.)
+   */
+  function prefetch(name: string): void {
+    if (bundles.has(name) || fetched.has(name) || componentNameProblem(name) !== undefined) {
+      return;
+    }
+    const hash = manifestUrl === undefined ? hashes.get(name) : undefined;
+    const code = manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+    const entry = { hash, code };
+    fetched.set(name, entry);
+    code.catch(() => {
+      // A failure is load's to report, if anything loads it; it may be retried then.
+      if (fetched.get(name) === entry) fetched.delete(name);
+    });
   }
 
   function loadManifestEntries() {
@@ -176,6 +219,11 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     if (entry === undefined || typeof entry.file !== "string") {
       throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
     }
+    if (preload) {
+      for (const dependency of entry.dependencies ?? []) {
+        if (Object.hasOwn(entries, dependency)) prefetch(dependency);
+      }
+    }
     const url = new URL(entry.file, manifestHref).href;
     const response = await request(name, url);
     const bytes = await response.arrayBuffer();
@@ -184,8 +232,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   }
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    const code =
-      manifestUrl === undefined ? await fetchFromApi(name, hash) : await fetchFromManifest(name);
+    const code = await fetchCode(name, hash);
     const rewritten = rewriteImports(code, { component: name, modules: getModuleRegistry() });
     try {
       return await evaluate(rewritten);
@@ -247,13 +294,54 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
+        fetched.clear();
         manifest = undefined;
       } else {
         bundles.delete(name);
         metadata.delete(name);
+        fetched.delete(name);
       }
     },
   };
+}
+
+/**
+ * The components a bundle response names in `Link: <…>; rel=modulepreload`: bundle URLs of
+ * the same API (`./image.js?<hash>`, relative to the bundle), as names. Anything else a proxy
+ * or the app may have added is ignored.
+ */
+export function preloadedNames(response: Response, url: string, base?: string): string[] {
+  const header = response.headers.get("link");
+  if (header === null) return [];
+  let bundle: URL;
+  try {
+    bundle = new URL(response.url || url, base ?? "http://svc.invalid/");
+  } catch {
+    return [];
+  }
+  const directory = bundle.pathname.slice(0, bundle.pathname.lastIndexOf("/") + 1);
+  const names: string[] = [];
+  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(params)?.[1] ?? "";
+    if (!rel.toLowerCase().split(/\s+/).includes("modulepreload")) continue;
+    let link: URL;
+    try {
+      link = new URL(target, bundle);
+    } catch {
+      continue;
+    }
+    if (link.origin !== bundle.origin || !link.pathname.startsWith(directory)) continue;
+    const file = link.pathname.slice(directory.length);
+    if (!file.endsWith(".js") || file.includes("/")) continue;
+    let name: string;
+    try {
+      name = decodeURIComponent(file.slice(0, -3));
+    } catch {
+      continue;
+    }
+    if (componentNameProblem(name) === undefined) names.push(name);
+  }
+  return names;
 }
 
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */
