@@ -65,6 +65,13 @@ export interface SvcClient {
    * load is forgotten so the next call tries again.
    */
   load(name: string, options?: LoadOptions): Promise<ComponentModule>;
+  /**
+   * The modules of the components `name`'s bundle preloaded (see the `preload` option),
+   * transitively, each loaded (evaluated) now; those that fail are left out, for their own
+   * `load` to report. Call after `load(name)`: what a framework layer puts in its cache so
+   * that rendering `name` does not suspend again for each of them.
+   */
+  loadPreloaded(name: string): Promise<Map<string, ComponentModule>>;
   /** The component's metadata from the API (cached like `load`). */
   loadMetadata(name: string): Promise<ComponentMetadata>;
   /** The manifest (static mode only; fetched once). */
@@ -106,6 +113,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const preload = options.preload ?? true;
   /** Bundles fetched ahead (preloading), by name, until a `load` takes them. */
   const fetched = new Map<string, { hash: string | undefined; code: Promise<string> }>();
+  /** The names each bundle's response preloaded, by component (the latest fetch's). */
+  const preloads = new Map<string, readonly string[]>();
 
   const baseUrl = () =>
     options.baseUrl ?? (typeof document === "undefined" ? undefined : document.baseURI);
@@ -140,7 +149,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
     // Its dependencies start now, while its body is still arriving.
     if (preload) {
-      for (const dependency of preloadedNames(response, url, baseUrl())) prefetch(dependency);
+      const names = preloadedNames(response, url, baseUrl());
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
     }
     return response.text();
   }
@@ -220,9 +231,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
     }
     if (preload) {
-      for (const dependency of entry.dependencies ?? []) {
-        if (Object.hasOwn(entries, dependency)) prefetch(dependency);
-      }
+      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
     }
     const url = new URL(entry.file, manifestHref).href;
     const response = await request(name, url);
@@ -245,7 +256,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     }
   }
 
-  return {
+  const svcClient: SvcClient = {
     apiBase,
     manifestUrl,
     source: manifestUrl === undefined ? `api:${apiBase}` : `manifest:${manifestUrl}`,
@@ -263,6 +274,28 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       const promise = loadBundle(name, hash);
       remember(bundles, name, { hash, promise }, promise);
       return promise;
+    },
+
+    async loadPreloaded(name) {
+      const modules = new Map<string, ComponentModule>();
+      const seen = new Set([name]);
+      const visit = async (parent: string): Promise<void> => {
+        const next = (preloads.get(parent) ?? []).filter((d) => !seen.has(d));
+        for (const dependency of next) seen.add(dependency);
+        await Promise.all(
+          next.map((dependency) =>
+            svcClient.load(dependency).then(
+              (module) => {
+                modules.set(dependency, module);
+                return visit(dependency);
+              },
+              () => {},
+            ),
+          ),
+        );
+      };
+      await visit(name);
+      return modules;
     },
 
     loadMetadata(name) {
@@ -295,6 +328,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         bundles.clear();
         metadata.clear();
         fetched.clear();
+        preloads.clear();
         manifest = undefined;
       } else {
         bundles.delete(name);
@@ -303,6 +337,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       }
     },
   };
+  return svcClient;
 }
 
 /**
