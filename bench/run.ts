@@ -24,6 +24,7 @@ const groups: Record<string, Group | undefined> = {
   load: await optional("./load.ts", "benchLoad"),
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
   live: await optional("./live.ts", "benchLive"),
+  preload: await optional("./preload.ts", "benchPreload"),
 };
 
 const only = process.argv.slice(2);
