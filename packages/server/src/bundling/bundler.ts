@@ -6,7 +6,7 @@ import type { Component } from "../components/componentRegistry.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./bundleInputs.ts";
-import { detectDependencies } from "./dependencies.ts";
+import { detectDependencies, loadParser } from "./dependencies.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -218,6 +218,7 @@ export const esbuildBundler: Bundler = {
   async bundle(component, options = {}) {
     const buildOptions = createEsbuildOptions([component], options);
     const workingDir = buildOptions.absWorkingDir as string;
+    if (options.target !== "server") void loadParser();
     let result: esbuild.BuildResult<{ write: false; metafile: true }>;
     try {
       result = await runEsbuild(buildOptions);

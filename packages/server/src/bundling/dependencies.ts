@@ -33,8 +33,11 @@ const MAX_PARSED = 4096;
 
 let babel: Promise<Babel> | undefined;
 
-/** The parser, loaded on first use: a server that never bundles never loads it. */
-function loadParser(): Promise<Babel> {
+/**
+ * The parser, loaded on first use: a server that never bundles never loads it. Bundlers call
+ * it as a build starts, so loading it overlaps the first build instead of following it.
+ */
+export function loadParser(): Promise<Babel> {
   babel ??= import("@babel/parser");
   return babel;
 }
