@@ -15,6 +15,8 @@ export interface Row {
   target?: string;
   /** Whether the ratio meets the target. */
   ok?: boolean;
+  /** A missed target fails `npm run bench` (exit 1), not only the row. */
+  gate?: boolean;
 }
 
 export function median(values: readonly number[]): number {

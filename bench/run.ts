@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, each against a baseline measured in the same run.
- * Prints a Markdown table (paste it into docs/PERFORMANCE.md). Not a test: nothing here
- * fails a build. `npm run bench -- core` runs one group.
+ * Prints a Markdown table (paste it into docs/PERFORMANCE.md). Not a test: only a row marked
+ * `gate` (the loader's size) fails the run, with exit code 1, when it misses its target.
+ * `npm run bench -- core` runs one group.
  */
 import { existsSync } from "node:fs";
 import * as esbuild from "esbuild";
@@ -24,6 +25,8 @@ const groups: Record<string, Group | undefined> = {
   load: await optional("./load.ts", "benchLoad"),
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
   live: await optional("./live.ts", "benchLive"),
+  size: await optional("./size.ts", "benchLoaderSize"),
+  ssr: await optional("./ssr.ts", "benchSsr"),
   preload: await optional("./preload.ts", "benchPreload"),
 };
 
@@ -37,3 +40,6 @@ for (const [name, group] of Object.entries(groups)) {
 }
 console.log(table(rows));
 await esbuild.stop();
+const missed = rows.filter((row) => row.gate === true && row.ok === false);
+for (const row of missed) console.error(`bench: ${row.name} missed its target (${row.target})`);
+if (missed.length > 0) process.exitCode = 1;

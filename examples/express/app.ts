@@ -25,7 +25,7 @@ export function createApp(store: Store): express.Express {
   app.disable("x-powered-by");
   // No body parser: the store reads multipart forms itself (Request.formData()).
 
-  app.use(API_BASE, svcExpress(store.registry, store.svcOptions));
+  app.use(API_BASE, svcExpress(store.handlers, store.svcOptions));
 
   app.get("/", async (req, res) => send(res, await store.home(req)));
   app.get("/product/:id", async (req, res) => send(res, await store.product(req, req.params.id)));

@@ -35,7 +35,7 @@ export async function createApp(
 
   await app.register(svcFastify, {
     prefix: API_BASE,
-    registry: store.registry,
+    handlers: store.handlers,
     ...store.svcOptions,
   });
 

@@ -19,7 +19,7 @@ import { Hono } from "hono";
 export function createApp(store: Store): Hono {
   const app = new Hono();
 
-  app.use(`${API_BASE}/*`, svcHono(store.registry, store.svcOptions));
+  app.use(`${API_BASE}/*`, svcHono(store.handlers, store.svcOptions));
 
   app.get("/", async (c) => toWebResponse(await store.home(c.req.raw)));
   app.get("/product/:id", async (c) =>

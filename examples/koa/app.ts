@@ -47,7 +47,7 @@ export function createApp(store: Store): Koa {
   );
 
   const app = new Koa();
-  app.use(svcKoa(store.registry, { prefix: API_BASE, ...store.svcOptions }));
+  app.use(svcKoa(store.handlers, { prefix: API_BASE, ...store.svcOptions }));
   app.use(async (ctx) => {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     for (const [routeMethod, pattern, answer] of compiled) {

@@ -133,7 +133,7 @@ export function createAppModule(store: Store) {
   class AppModule {}
   Module({
     imports: [
-      SvcModule.forRoot({ registry: store.registry, ...store.svcOptions }),
+      SvcModule.forRoot({ handlers: store.handlers, ...store.svcOptions }),
       RouterModule.register([{ path: API_BASE, module: SvcModule }]),
     ],
     controllers: [StoreController],

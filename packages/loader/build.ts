@@ -56,6 +56,7 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       write: false,
       minify: true,
       define: { ...common.define, "process.env.NODE_ENV": '"production"' },
+      plugins: [withoutPropsValidation],
     }),
     esbuild.build({
       ...common,
@@ -68,6 +69,30 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
   await Promise.all([writeAtomically(production, prod), writeAtomically(development, dev)]);
   return { production, development };
 }
+
+/**
+ * Props validation is development-only: production `useComponent` never calls it, but the
+ * loader hands bundles `@svc/react`'s whole namespace, so its `validateProps` export would
+ * keep `@cfworker/json-schema` (6.7 kB gzip) in `loader.js`. The production build gets a
+ * `validateProps` that says where the real one is.
+ */
+const withoutPropsValidation: esbuild.Plugin = {
+  name: "svc-without-props-validation",
+  setup(build) {
+    build.onResolve({ filter: /[\\/]validateProps\.ts$/ }, (args) =>
+      /[\\/]react[\\/]src$/.test(args.resolveDir)
+        ? { path: "validateProps", namespace: "svc-production-stub" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "svc-production-stub" }, () => ({
+      loader: "js",
+      contents:
+        "export function validateProps() {\n" +
+        '  throw new Error("svc: props validation is development-only: not in loader.js (use loader.dev.js, or @svc/react from npm)");\n' +
+        "}\n",
+    }));
+  },
+};
 
 /**
  * Writes beside the target and renames: servers (and parallel test runs) that read the file

@@ -48,6 +48,7 @@ const COMPARED_HEADERS = [
   "access-control-expose-headers",
   "link",
   "x-content-type-options",
+  "content-security-policy",
 ] as const;
 
 export interface Answer {

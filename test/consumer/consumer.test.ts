@@ -42,7 +42,8 @@ const CHROMIUM = process.env.SVC_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Which tarballs each app installs: the package it uses and its svc dependencies. */
 const APP_PACKAGES: Record<string, readonly (typeof PACKAGES)[number][]> = {
-  express: ["server", "protocol", "loader"],
+  // React and @svc/react too: the Express app renders islands on the server.
+  express: ["server", "protocol", "loader", "react", "runtime"],
   nest: ["server", "protocol", "loader"],
   vite: PACKAGES,
 };
@@ -392,6 +393,32 @@ describe("an Express app (ES modules) set up with svc init", () => {
     await page.close();
   });
 
+  it("renders an island on the server (the render worker from the package) and hydrates it", async () => {
+    const html = await (await fetch(`${url}/island`)).text();
+    expect(html).toMatch(
+      /<div data-svc-component="hello"[^>]*data-svc-ssr[^>]*><!--\$--><p>Hello, /,
+    );
+    expect(html).toContain("island");
+    const { page, errors } = await newPage();
+    const bundles: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/bundles/hello.js")) bundles.push(request.url());
+    });
+    await page.goto(`${url}/island`);
+    await explained(page.getByText("Hello, island!").waitFor({ timeout: 15_000 }), errors);
+    // Hydrated, not replaced: React's root sits on the container the server wrote.
+    await explained(
+      page.waitForFunction(() => {
+        const island = document.querySelector("[data-svc-ssr]");
+        return island !== null && Object.keys(island).some((k) => k.startsWith("__reactContainer"));
+      }),
+      errors,
+    );
+    expect(bundles).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("npx svc serve runs from the app's directory", async () => {
     const svc = await start(
       "npx",
@@ -467,6 +494,16 @@ describe("a NestJS app (CommonJS, compiled by tsc)", () => {
     expect(await bundle.text()).toContain("Hello from Nest, ");
     const metadata = await fetch(`${url}/api/bundles/hello/metadata`);
     expect(await metadata.json()).toMatchObject({ name: "hello" });
+  });
+
+  it("without React installed, an island fails with the one line that says what to install", async () => {
+    const answer = await fetch(`${url}/api/bundles/hello/html`, { method: "POST", body: "{}" });
+    expect(answer.status).toBe(500);
+    const body = (await answer.json()) as { error: string; message: string };
+    expect(body.error).toBe("RenderError");
+    expect(body.message).toBe(
+      "server-side rendering needs @svc/react, which is not installed: run `npm install react react-dom @tanstack/react-query @svc/react`",
+    );
   });
 });
 

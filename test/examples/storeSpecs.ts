@@ -53,7 +53,8 @@ function record(page: Page, origin: string): Recorded {
   page.on("request", (request) => requests.push(new URL(request.url())));
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+    // CSP violations, and any hydration mismatch React reports.
+    if (/Content Security Policy|hydrat/i.test(message.text())) problems.push(message.text());
   });
   const paths = () => requests.filter((url) => url.origin === origin).map((url) => url.pathname);
   return { page, paths, problems };
@@ -133,6 +134,15 @@ export function describeStoreExample(mode: Mode): void {
         return images.length === 6 && images.every((i) => (i as HTMLImageElement).naturalWidth > 0);
       });
 
+      // Styled by the components' CSS modules.
+      const card = await cards.first().evaluate((el) => {
+        const style = getComputedStyle(el);
+        return [style.borderRadius, style.display];
+      });
+      expect(card).toEqual(["10px", "flex"]);
+      const price = page.getByTestId("product-price").first();
+      expect(await price.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(29, 111, 66)");
+
       await cards.nth(4).click();
       await page.waitForURL(url("/product/5"));
       const detail = page.getByTestId("product-detail");
@@ -141,6 +151,33 @@ export function describeStoreExample(mode: Mode): void {
       expect(await detail.getByTestId("product-price").textContent()).toBe("$29.99");
       expect(await page.title()).toBe("Potted Fern · svc store");
       expect(problems).toEqual([]);
+    });
+
+    it("/ and a product's page are islands: server-rendered names and prices, the list hydrating when visible", async () => {
+      const home = await (await fetch(url("/"))).text();
+      expect(home).toMatch(
+        /<div data-svc-component="store:product_list"[^>]*data-svc-ssr[^>]*data-svc-hydrate="visible"/,
+      );
+      const detail = await (await fetch(url("/product/5"))).text();
+      expect(detail).toMatch(/<div data-svc-component="store:product"[^>]*data-svc-hydrate="load"/);
+      expect(detail).toContain("Potted Fern");
+
+      // Without JavaScript the server's HTML is the content.
+      const noScript = await browser.newContext({ ...VIEWPORT, javaScriptEnabled: false });
+      const page = await noScript.newPage();
+      await page.goto(url("/"));
+      expect(await texts(page, "product-name")).toEqual(FIXTURE_NAMES);
+      expect(await texts(page, "product-price")).toEqual([
+        "$14.50",
+        "$49.00",
+        "$12.99",
+        "$79.95",
+        "$29.99",
+        "$129.00",
+      ]);
+      await page.goto(url("/product/5"));
+      expect(await page.getByTestId("product-price").textContent()).toBe("$29.99");
+      await noScript.close();
     });
 
     it("/product/99999 shows the 404 page with status 404", async () => {
@@ -157,9 +194,10 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches bundles from /api/bundles/*.js and no static bundle files", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
-        const bundles = paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
-        expect(bundles.sort()).toEqual([
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        const bundles = () => paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
+        await expect.poll(() => bundles().length, { timeout: 15_000 }).toBe(2);
+        expect(bundles().sort()).toEqual([
           "/api/bundles/store:product.js",
           "/api/bundles/store:product_list.js",
         ]);
@@ -170,17 +208,28 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches only the manifest and static bundle files, never /api/bundles/*.js", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        await expect
+          .poll(() => paths().filter((p) => p.startsWith("/static/svc/bundles/")).length, {
+            timeout: 15_000,
+          })
+          .toBe(2);
         expect(paths().filter((p) => p.startsWith("/api/bundles"))).toEqual([]);
         expect(
           paths()
             .filter((p) => p.startsWith("/static/svc/"))
             .sort(),
-        ).toEqual([
-          `/static/svc/${manifest["store:product"]?.file}`,
-          `/static/svc/${manifest["store:product_list"]?.file}`,
-          "/static/svc/manifest.json",
-        ]);
+        ).toEqual(
+          [
+            `/static/svc/${manifest["store:product"]?.file}`,
+            `/static/svc/${manifest["store:product_list"]?.file}`,
+            // Their stylesheets, which the manifest lists beside them.
+            ...["store:product", "store:product_list"].flatMap((name) =>
+              (manifest[name]?.css ?? []).map((css) => `/static/svc/${css.file}`),
+            ),
+            "/static/svc/manifest.json",
+          ].sort(),
+        );
         // The API is there, in static mode: it would not serve a bundle anyway.
         const api = await fetch(url("/api/bundles/store:product.js"));
         expect(api.status).toBe(404);

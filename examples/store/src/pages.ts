@@ -1,4 +1,4 @@
-import { renderWidget } from "@svc/server";
+import { type Logger, renderWidget, type SvcIslands } from "@svc/server";
 import type { Product } from "./database.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
 import type { PreviewProps } from "./preview.ts";
@@ -23,6 +23,29 @@ export interface ProductCardProps {
 
 export interface PageContext {
   production: boolean;
+  /** Server-rendered islands, from the handler set the bridge serves. */
+  islands: SvcIslands;
+  logger: Logger;
+}
+
+/**
+ * The island of a page: `name` rendered on the server (view-source shows it), hydrated as
+ * `hydrate` says. Should the render fail, the page still comes: the container is rendered
+ * in the browser instead (which shows the component's error there, in development) and the
+ * failure is logged.
+ */
+async function island(
+  context: PageContext,
+  name: string,
+  props: Record<string, unknown>,
+  hydrate: "load" | "visible",
+): Promise<SafeHtml> {
+  try {
+    return trusted(await context.islands.island(name, props, { hydrate }));
+  } catch (error) {
+    context.logger.error(`island ${name} rendered in the browser: ${(error as Error).message}`);
+    return trusted(renderWidget(name, props));
+  }
 }
 
 interface LayoutOptions {
@@ -61,24 +84,36 @@ ${(options.scripts ?? []).map((src) => html`<script src="${src}"></script>`)}
 `.toString();
 }
 
-export function homePage(context: PageContext, products: ProductCardProps[]): string {
-  const widget = renderWidget("store:product_list", { title: "All products", products });
-  return layout(context, { title: "Products" }, trusted(widget));
+/** The product list: an island whose cards hydrate once they scroll into view. */
+export async function homePage(
+  context: PageContext,
+  products: ProductCardProps[],
+): Promise<string> {
+  const list = await island(
+    context,
+    "store:product_list",
+    { title: "All products", products },
+    "visible",
+  );
+  return layout(context, { title: "Products" }, list);
 }
 
-export function productPage(context: PageContext, product: ProductCardProps): string {
+/** A product's page: its card, server-rendered, hydrated at once. */
+export async function productPage(
+  context: PageContext,
+  product: ProductCardProps,
+): Promise<string> {
   const { name, price, description, imageUrl } = product;
-  const widget = renderWidget("store:product", {
-    name,
-    price,
-    description,
-    imageUrl,
-    mode: "detail",
-  });
+  const card = await island(
+    context,
+    "store:product",
+    { name, price, description, imageUrl, mode: "detail" },
+    "load",
+  );
   return layout(
     context,
     { title: product.name },
-    html`<a class="back" href="/">← All products</a>${trusted(widget)}`,
+    html`<a class="back" href="/">← All products</a>${card}`,
   );
 }
 

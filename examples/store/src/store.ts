@@ -4,7 +4,10 @@ import { join } from "node:path";
 import {
   type BridgeOptions,
   ComponentRegistry,
+  createHandlers,
+  createIslands,
   createStaticFiles,
+  type Handlers,
   type StaticFiles,
 } from "@svc/server";
 import type { StoreConfig } from "./config.ts";
@@ -52,8 +55,13 @@ export const COMPONENT_PREFIX = "store";
  */
 export interface Store {
   readonly config: StoreConfig;
-  /** The store's components, for the svc bridge. */
+  /** The store's components. */
   readonly registry: ComponentRegistry;
+  /**
+   * The handler set of the store's components, for the svc bridge: the pages render their
+   * islands with it too, so pages and the API share one cache and one render worker.
+   */
+  readonly handlers: Handlers;
   /** The bridge options: none in development; `{ buildDir, staticMode: true }` in production. */
   readonly svcOptions: BridgeOptions;
   /** `GET /`: the product list. */
@@ -104,8 +112,16 @@ export function openStore(config: StoreConfig): Store {
     config.production && config.buildDir !== undefined
       ? createStaticFiles(config.buildDir)
       : undefined;
+  const svcOptions: BridgeOptions = config.production
+    ? { buildDir: config.buildDir, staticMode: true }
+    : {};
+  const handlers = createHandlers(registry, svcOptions);
   const csrf = new Csrf(config.secret);
-  const context: PageContext = { production: config.production };
+  const context: PageContext = {
+    production: config.production,
+    islands: createIslands(handlers),
+    logger: handlers.logger,
+  };
 
   const imageUrl = (product: Product) =>
     product.image === null ? PLACEHOLDER_URL : media.url(product.image);
@@ -168,17 +184,18 @@ export function openStore(config: StoreConfig): Store {
   return {
     config,
     registry,
-    svcOptions: config.production ? { buildDir: config.buildDir, staticMode: true } : {},
+    handlers,
+    svcOptions,
 
     async home() {
-      return page(200, homePage(context, db.list().map(cardProps)));
+      return page(200, await homePage(context, db.list().map(cardProps)));
     },
 
     async product(_req, id) {
       const product = find(id);
       return product === undefined
         ? noProduct()
-        : page(200, productPage(context, cardProps(product)));
+        : page(200, await productPage(context, cardProps(product)));
     },
 
     async media(req, file) {

@@ -11,12 +11,14 @@ import {
   BundleLoadError,
   ComponentNotFoundError,
   ExportNotFoundError,
+  IntegrityError,
   InvalidComponentNameError,
 } from "./errors.ts";
 import { type ComponentModule, importCode } from "./importCode.ts";
 import { verifyIntegrity } from "./integrity.ts";
 import { getModuleRegistry } from "./moduleRegistry.ts";
-import { rewriteImports } from "./rewriteImports.ts";
+import { rewriteModule } from "./rewriteImports.ts";
+import { type ComponentStylesheet, createStylesheet, setStylesheets } from "./stylesheets.ts";
 
 export type { ComponentMetadata, Manifest, ManifestEntry } from "@svc/protocol";
 
@@ -109,10 +111,12 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     { hash: string | undefined; promise: Promise<ComponentModule> }
   >();
   const metadata = new Map<string, Promise<ComponentMetadata>>();
+  /** Stylesheets by URL: content-addressed, so fetched once however many components use them. */
+  const stylesheets = new Map<string, Promise<ComponentStylesheet>>();
   let manifest: Promise<{ url: URL; entries: Manifest }> | undefined;
   const preload = options.preload ?? true;
   /** Bundles fetched ahead (preloading), by name, until a `load` takes them. */
-  const fetched = new Map<string, { hash: string | undefined; code: Promise<string> }>();
+  const ahead = new Map<string, { hash: string | undefined; fetched: Promise<Fetched> }>();
   /** The names each bundle's response preloaded, by component (the latest fetch's). */
   const preloads = new Map<string, readonly string[]>();
 
@@ -142,7 +146,17 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     return response;
   }
 
-  async function fetchFromApi(name: string, hash: string | undefined): Promise<string> {
+  /** A fetched bundle: its code, the URL it came from, and what checks its stylesheets. */
+  interface Fetched {
+    code: string;
+    url: string;
+    /** The integrity of each stylesheet the manifest lists, by URL. */
+    integrity?: ReadonlyMap<string, string>;
+    /** Integrity is in force (the bundle had one): a stylesheet without one is refused. */
+    strict?: boolean;
+  }
+
+  async function fetchFromApi(name: string, hash: string | undefined): Promise<Fetched> {
     const url = `${apiBase}${bundlePath(name, hash)}`;
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
@@ -153,15 +167,52 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
-    return response.text();
+    return { code: await response.text(), url: absolute(url) };
   }
 
-  /** The code of `name`'s bundle: taken from a fetch started ahead, or fetched now. */
-  function fetchCode(name: string, hash: string | undefined): Promise<string> {
-    const ahead = fetched.get(name);
-    if (ahead !== undefined) {
-      fetched.delete(name);
-      if (manifestUrl !== undefined || ahead.hash === hash) return ahead.code;
+  /** `url` made absolute against the page (as `fetch` resolves it). */
+  function absolute(url: string): string {
+    try {
+      return new URL(url, baseUrl()).href;
+    } catch {
+      return url;
+    }
+  }
+
+  /**
+   * A stylesheet the bundle at `from` imports, fetched (once per URL), checked against its
+   * integrity when the manifest gives one, and made a constructable stylesheet.
+   */
+  function loadStylesheet(name: string, url: string, integrity: string | undefined) {
+    let pending = stylesheets.get(url);
+    if (pending === undefined) {
+      pending = (async () => {
+        const response = await request(name, url);
+        const bytes = await response.arrayBuffer();
+        if (integrity !== undefined) {
+          await verifyIntegrity(bytes, integrity, name, url, "stylesheet");
+        }
+        try {
+          return createStylesheet(url, new TextDecoder().decode(bytes));
+        } catch (error) {
+          throw new BundleLoadError(
+            name,
+            `Component "${name}": its stylesheet ${url} cannot be applied: ${(error as Error).message}`,
+            { cause: error, url },
+          );
+        }
+      })();
+      remember(stylesheets, url, pending, pending);
+    }
+    return pending;
+  }
+
+  /** `name`'s bundle: taken from a fetch started ahead, or fetched now. */
+  function fetchBundle(name: string, hash: string | undefined): Promise<Fetched> {
+    const started = ahead.get(name);
+    if (started !== undefined) {
+      ahead.delete(name);
+      if (manifestUrl !== undefined || started.hash === hash) return started.fetched;
     }
     return manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
   }
@@ -172,16 +223,16 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
    * used: it may come from a copy of the parent cached for a year, naming an older version.)
    */
   function prefetch(name: string): void {
-    if (bundles.has(name) || fetched.has(name) || componentNameProblem(name) !== undefined) {
+    if (bundles.has(name) || ahead.has(name) || componentNameProblem(name) !== undefined) {
       return;
     }
     const hash = manifestUrl === undefined ? hashes.get(name) : undefined;
-    const code = manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
-    const entry = { hash, code };
-    fetched.set(name, entry);
-    code.catch(() => {
+    const fetched = manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+    const entry = { hash, fetched };
+    ahead.set(name, entry);
+    fetched.catch(() => {
       // A failure is load's to report, if anything loads it; it may be retried then.
-      if (fetched.get(name) === entry) fetched.delete(name);
+      if (ahead.get(name) === entry) ahead.delete(name);
     });
   }
 
@@ -224,7 +275,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     return manifest;
   }
 
-  async function fetchFromManifest(name: string): Promise<string> {
+  async function fetchFromManifest(name: string): Promise<Fetched> {
     const { url: manifestHref, entries } = await loadManifestEntries();
     const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
     if (entry === undefined || typeof entry.file !== "string") {
@@ -236,17 +287,52 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       for (const dependency of names) prefetch(dependency);
     }
     const url = new URL(entry.file, manifestHref).href;
+    // The manifest names the stylesheets too: fetched alongside the bundle, not after it.
+    const integrity = new Map<string, string>();
+    for (const sheet of Array.isArray(entry.css) ? entry.css : []) {
+      const sheetUrl = new URL(sheet.file, manifestHref).href;
+      if (typeof sheet.integrity === "string") integrity.set(sheetUrl, sheet.integrity);
+      loadStylesheet(name, sheetUrl, sheet.integrity).catch(() => {});
+    }
     const response = await request(name, url);
     const bytes = await response.arrayBuffer();
     if (entry.integrity !== undefined) await verifyIntegrity(bytes, entry.integrity, name, url);
-    return new TextDecoder().decode(bytes);
+    return {
+      code: new TextDecoder().decode(bytes),
+      url,
+      integrity,
+      strict: entry.integrity !== undefined,
+    };
   }
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    const code = await fetchCode(name, hash);
-    const rewritten = rewriteImports(code, { component: name, modules: getModuleRegistry() });
+    const fetched = await fetchBundle(name, hash);
+    const rewritten = rewriteModule(fetched.code, {
+      component: name,
+      modules: getModuleRegistry(),
+      url: fetched.url,
+    });
+    const sheets = Promise.all(
+      rewritten.stylesheets.map((specifier) => {
+        const url = new URL(specifier, fetched.url).href;
+        const integrity = fetched.integrity?.get(url);
+        if (fetched.strict === true && integrity === undefined) {
+          // Integrity is in force: a stylesheet the manifest does not vouch for is refused.
+          return Promise.reject(
+            new IntegrityError(
+              name,
+              `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
+              { url },
+            ),
+          );
+        }
+        return loadStylesheet(name, url, integrity);
+      }),
+    );
+    sheets.catch(() => {});
+    let module: ComponentModule;
     try {
-      return await evaluate(rewritten);
+      module = await evaluate(rewritten.code);
     } catch (error) {
       throw new BundleLoadError(
         name,
@@ -254,6 +340,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         { cause: error },
       );
     }
+    setStylesheets(module, await sheets);
+    return module;
   }
 
   const svcClient: SvcClient = {
@@ -327,13 +415,13 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
-        fetched.clear();
+        ahead.clear();
         preloads.clear();
         manifest = undefined;
       } else {
         bundles.delete(name);
         metadata.delete(name);
-        fetched.delete(name);
+        ahead.delete(name);
       }
     },
   };

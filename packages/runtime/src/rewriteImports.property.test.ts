@@ -127,6 +127,10 @@ function render(
   const from = (s: Specifier) => ` from${l.space}${q(specifierOf(s))}`;
   const fromAfterBrace = (s: Specifier) => `${l.space}from${l.space}${q(specifierOf(s))}`;
   const gap = l.noisy ? " /* import x from 'react' */\n " : l.space;
+  // The minimal lexer cannot read a quote in a comment after an import's first binding
+  // (`import a, { /* ' */ }`): a BundleLoadError, see rewriteImports.test.ts. esbuild never
+  // writes comments into an import statement; the decoy there has no quotes.
+  const gapAfterDefault = l.noisy ? " /* import x from react */\n " : l.space;
   const exported = new Set<string>();
   const locals: string[] = [];
   const out: string[] = [];
@@ -172,7 +176,7 @@ function render(
         const first = local();
         const items = st.names.map((name) => `${name} as ${local()}`);
         out.push(
-          `import ${first},${l.space}{${gap}${items.join(`,${l.space}`)}${gap}}${fromAfterBrace(st.spec)}`,
+          `import ${first},${l.space}{${gapAfterDefault}${items.join(`,${l.space}`)}${gapAfterDefault}}${fromAfterBrace(st.spec)}`,
         );
         break;
       }

@@ -1,8 +1,19 @@
-import { type Export, type Import, parse, type StaticImport } from "es-module-lexer/js";
+import { type ExportSpecifier, type ImportSpecifier, parse } from "es-module-lexer/minimal/js";
 import { BundleLoadError, ExportNotFoundError, ModuleNotFoundError } from "./errors.ts";
 
-// `es-module-lexer/js` is the asm.js build: the default build compiles WebAssembly, which a
-// Content-Security-Policy without 'wasm-unsafe-eval' forbids.
+// `es-module-lexer/minimal/js` is the asm.js build of the minimal lexer: the default build
+// compiles WebAssembly, which a Content-Security-Policy without 'wasm-unsafe-eval' forbids,
+// and the full build (TypeScript syntax, classified exports) is 2.5× its size — 10 kB gzip
+// of the standalone loader. It reports where each import and re-export statement is; the
+// clause of a re-export is read here, as the clause of an import is.
+
+/** `ImportSpecifier.t`: the minimal build's numeric import types. */
+const STATIC = 1;
+const DYNAMIC = 2;
+const IMPORT_META = 3;
+const STATIC_SOURCE = 4;
+const STATIC_DEFER = 6;
+const REEXPORT_STAR = 8;
 
 export interface RewriteImportsOptions {
   /** Component name, for error messages and the `sourceURL`. */
@@ -14,6 +25,23 @@ export interface RewriteImportsOptions {
    * anonymous `blob:` URL. Default `component://<name>/bundle.js`; `false` adds none.
    */
   sourceURL?: string | false;
+  /**
+   * The URL the bundle was fetched from. `import.meta.url` in the rewritten code is this URL
+   * (not the `blob:` URL it runs from), so the bundle finds its assets relative to itself.
+   * Default: none (`import.meta` is left as it is).
+   */
+  url?: string;
+}
+
+/** A rewritten bundle and the stylesheets it imports. */
+export interface RewrittenModule {
+  code: string;
+  /**
+   * The specifiers of the stylesheets the bundle imports (`./card-3f2a9c0b1d4e.css`), in
+   * cascade order, as written: relative to the bundle's URL. Their imports are removed from
+   * the code; the loader applies them.
+   */
+  stylesheets: string[];
 }
 
 /** Expression the rewritten code reads runtime modules from. */
@@ -36,9 +64,19 @@ const ABSOLUTE_URL = /^(?:https?|data|blob):/i;
  * @throws BundleLoadError when the code cannot be lexed
  */
 export function rewriteImports(code: string, options: RewriteImportsOptions): string {
+  return rewriteModule(code, options).code;
+}
+
+/**
+ * {@link rewriteImports}, also returning the stylesheets the bundle imports: an import of a
+ * relative `.css` file for its effect only (`import "./card-3f2a9c0b1d4e.css";`, as svc
+ * writes them) is removed and listed instead of failing.
+ */
+export function rewriteModule(code: string, options: RewriteImportsOptions): RewrittenModule {
   const { component, modules } = options;
-  let imports: readonly Import[];
-  let exports: readonly Export[];
+  const stylesheets: string[] = [];
+  let imports: readonly ImportSpecifier[];
+  let exports: readonly ExportSpecifier[];
   try {
     [imports, exports] = parse(code);
   } catch (error) {
@@ -94,15 +132,21 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   };
 
   // Names the module exports explicitly: an `export *` must not produce a duplicate of them.
-  const explicitExports = new Set(
-    exports.filter((e) => e.type !== "reexport-all").map((e) => e.name),
-  );
+  // (The minimal lexer reports no record for a bare `export *`, only for names.)
+  const explicitExports = new Set(exports.map((e) => e.n));
+  // The clause of each re-export statement, by its import record.
+  const reexports = new Map<ImportSpecifier, Reexport>();
+  for (const record of imports) {
+    if (isStatic(record) && code.startsWith("export", record.ss)) {
+      reexports.set(record, parseReexportClause(code, record, component));
+    }
+  }
   // Which modules' `export *` provide each name. As in ES modules, a name is ambiguous only
   // when two *different* modules provide it: `export *` twice from one module is not.
   const starNames = new Map<string, Set<string>>();
-  for (const e of exports) {
-    if (e.type !== "reexport-all") continue;
-    const specifier = e.from;
+  for (const [record, clause] of reexports) {
+    if (clause.kind !== "all") continue;
+    const specifier = record.n as string;
     if (!Object.hasOwn(modules, specifier)) continue;
     for (const key of Object.keys(moduleOf(specifier))) {
       const providers = starNames.get(key) ?? new Set<string>();
@@ -113,42 +157,55 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
   const starExported = new Set<string>();
 
-  imports.forEach((record, index) => {
-    if (record.type === "import-meta") return;
-    if (record.type === "dynamic") {
-      if (
-        record.phase !== null ||
-        code.slice(record.importStart, record.importStart + 6) !== "import"
-      ) {
-        return;
+  let metaName: string | undefined;
+  for (const record of imports) {
+    if (record.t === IMPORT_META) {
+      if (options.url === undefined) continue;
+      const text = code.slice(record.ss, record.se);
+      // Same length as `import.meta`, so every column stays where it was.
+      metaName ??= freeName(code, (n) => META_NAMES[n]);
+      if (text.length >= metaName.length) {
+        edits.push({ start: record.ss, end: record.se, text: metaName.padEnd(text.length, " ") });
       }
-      dynamicHelper ??= freeName(code, (n) => DYNAMIC_HELPER_NAMES[n]);
-      edits.push({ start: record.importStart, end: record.importStart + 6, text: dynamicHelper });
-      return;
+      continue;
     }
-    const specifier = record.specifier;
+    if (!isStatic(record) && record.t !== STATIC_SOURCE) {
+      // Dynamic imports; those with a phase (`import.source(…)`, `import.defer(…)`) are left.
+      if (record.t !== DYNAMIC || code.slice(record.ss, record.ss + 6) !== "import") continue;
+      dynamicHelper ??= freeName(code, (n) => DYNAMIC_HELPER_NAMES[n]);
+      edits.push({ start: record.ss, end: record.ss + 6, text: dynamicHelper });
+      continue;
+    }
+    const specifier = record.n;
+    if (specifier === undefined) {
+      throw new BundleLoadError(
+        component,
+        `Component "${component}": cannot read the specifier of \`${code.slice(record.ss, record.se)}\`.`,
+      );
+    }
+    if (isStylesheetImport(code, record, specifier)) {
+      stylesheets.push(specifier);
+      blank(record.ss, record.se);
+      continue;
+    }
     if (!Object.hasOwn(modules, specifier)) {
-      if (ABSOLUTE_URL.test(specifier)) return;
+      if (ABSOLUTE_URL.test(specifier)) continue;
       throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
     }
-    if (record.phase === "source") {
+    if (record.t === STATIC_SOURCE) {
       throw new BundleLoadError(
         component,
         `Component "${component}" uses a source-phase import of "${specifier}", which svc cannot provide.`,
       );
     }
     const module = moduleOf(specifier);
-    const statement = code.slice(record.importStart, record.importEnd);
-    if (record.type === "reexport-star" || statement.startsWith("export")) {
-      rewriteReexport(record, index, module);
-    } else if (!record.typeOnly) {
-      rewriteImport(record, module);
-    }
-    blank(record.importStart, record.importEnd);
-  });
+    const reexport = reexports.get(record);
+    if (reexport !== undefined) rewriteReexport(specifier, reexport, module);
+    else rewriteImport(record, specifier, module);
+    blank(record.ss, record.se);
+  }
 
-  function rewriteImport(record: StaticImport, module: object) {
-    const specifier = record.specifier;
+  function rewriteImport(record: ImportSpecifier, specifier: string, module: object) {
     const clause = parseImportClause(code, record, component);
     if (
       clause.defaultName === undefined &&
@@ -174,51 +231,50 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
     if (properties.length > 0) prelude.push(`const { ${properties.join(", ")} } = ${variable};`);
   }
 
-  function rewriteReexport(record: StaticImport, index: number, module: object) {
-    const specifier = record.specifier;
+  function rewriteReexport(specifier: string, clause: Reexport, module: object) {
     const variable = moduleVar(specifier);
-    const own = exports.filter(
-      (e) =>
-        e.type !== "direct" &&
-        e.importIndex === index &&
-        e.exportStart >= record.importStart &&
-        e.exportStart < record.importEnd,
-    );
     const pairs: string[] = [];
-    for (const e of own) {
-      if (e.type === "reexport-all") {
-        for (const name of Object.keys(module)) {
-          // As in ES modules: `export *` skips `default`, names exported explicitly, and names
-          // star exports of two different modules both provide.
-          if (
-            name === "default" ||
-            explicitExports.has(name) ||
-            starNames.get(name)?.size !== 1 ||
-            starExported.has(name)
-          ) {
-            continue;
-          }
-          starExported.add(name);
-          const alias = local();
-          prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
-          pairs.push(`${alias} as ${exportName(name)}`);
-        }
-      } else if (e.type === "reexport") {
-        if (e.importName === null) {
-          pairs.push(`${variable} as ${exportName(e.name)}`);
+    if (clause.kind === "all") {
+      for (const name of Object.keys(module)) {
+        // As in ES modules: `export *` skips `default`, names exported explicitly, and names
+        // star exports of two different modules both provide.
+        if (
+          name === "default" ||
+          explicitExports.has(name) ||
+          starNames.get(name)?.size !== 1 ||
+          starExported.has(name)
+        ) {
           continue;
         }
+        starExported.add(name);
         const alias = local();
-        if (e.importName === "default") {
+        prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
+        pairs.push(`${alias} as ${exportName(name)}`);
+      }
+    } else if (clause.kind === "namespace") {
+      pairs.push(`${variable} as ${clause.as}`);
+    } else {
+      for (const { imported, key, as } of clause.named) {
+        const alias = local();
+        if (imported === "default") {
           prelude.push(`const ${alias} = ${defaultOf(variable)};`);
         } else {
-          requireExport(specifier, module, e.importName);
-          prelude.push(`const ${alias} = ${variable}[${JSON.stringify(e.importName)}];`);
+          if (imported !== undefined) requireExport(specifier, module, imported);
+          // A quoted name is a string literal already: its escapes mean what they meant.
+          prelude.push(
+            `const ${alias} = ${variable}[${isQuoted(key) ? key : JSON.stringify(key)}];`,
+          );
         }
-        pairs.push(`${alias} as ${exportName(e.name)}`);
+        pairs.push(`${alias} as ${as}`);
       }
     }
     if (pairs.length > 0) prelude.push(`export { ${pairs.join(", ")} };`);
+  }
+
+  if (metaName !== undefined) {
+    prelude.push(
+      `const ${metaName} = Object.freeze({ url: ${JSON.stringify(options.url)}, resolve: (s) => new URL(s, ${JSON.stringify(options.url)}).href });`,
+    );
   }
 
   if (dynamicHelper !== undefined) {
@@ -244,7 +300,18 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
   if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
-  return result;
+  return { code: result, stylesheets };
+}
+
+/** 11 characters each, the length of the `import.meta` they replace. */
+const META_NAMES = Array.from("_0123456789", (c) => `__svc_meta${c}`);
+
+/** `import "./x.css"` (a relative CSS file, for its effect only): a stylesheet of the bundle. */
+function isStylesheetImport(code: string, record: ImportSpecifier, specifier: string): boolean {
+  if (!/^\.\.?\//.test(specifier) || !/\.css$/i.test(specifier)) return false;
+  if (record.t !== STATIC || code.startsWith("export", record.ss)) return false;
+  // Nothing between the keyword and the specifier: no bindings.
+  return code.slice(record.ss + "import".length, record.s - 1).trim() === "";
 }
 
 /** 6 characters each, the length of the `import` keyword they replace. */
@@ -275,20 +342,15 @@ interface ImportClause {
  * already located the statement exactly; this small grammar only reads what lies between
  * the `import` keyword and the specifier.
  */
-function parseImportClause(code: string, record: StaticImport, component: string): ImportClause {
-  const start = record.importStart + "import".length;
-  // `start` is the first character of the specifier, just after its opening quote.
-  const tokens = tokenize(code, start, record.start - 1);
-  const fail = (): never => {
-    throw new BundleLoadError(
-      component,
-      `Component "${component}": cannot read the import statement \`${code.slice(record.importStart, record.importEnd)}\`.`,
-    );
-  };
+function parseImportClause(code: string, record: ImportSpecifier, component: string): ImportClause {
+  const start = record.ss + "import".length;
+  // `record.s` is the first character of the specifier, just after its opening quote.
+  const tokens = tokenize(code, start, record.s - 1);
+  const fail = unreadable(code, record, component);
   const clause: ImportClause = { defaultName: undefined, namespace: undefined, named: [] };
   if (tokens.length === 0) return clause;
   if (tokens.pop() !== "from") fail();
-  if (record.phase === "defer" && tokens[0] === "defer") tokens.shift();
+  if (record.t === STATIC_DEFER && tokens[0] === "defer") tokens.shift();
   let i = 0;
   const next = () => tokens[i++] ?? fail();
   const identifier = () => {
@@ -335,6 +397,74 @@ function parseImportClause(code: string, record: StaticImport, component: string
   }
   if (i !== tokens.length) fail();
   return clause;
+}
+
+/** A re-export statement's clause: `* from`, `* as ns from` or `{ a, b as c, "d" as e } from`. */
+type Reexport =
+  | { kind: "all" }
+  | { kind: "namespace"; as: string }
+  | {
+      kind: "named";
+      /** `key`: the imported name as written; `as`: the exported name as written. */
+      named: { imported: string | undefined; key: string; as: string }[];
+    };
+
+/** Parses the clause of `export <clause> from "x"`, as `parseImportClause` does for imports. */
+function parseReexportClause(code: string, record: ImportSpecifier, component: string): Reexport {
+  const tokens = tokenize(code, record.ss + "export".length, record.s - 1);
+  const fail = unreadable(code, record, component);
+  if (tokens.pop() !== "from") fail();
+  let i = 0;
+  const next = () => tokens[i++] ?? fail();
+  const name = () => {
+    const token = next();
+    if (isPunctuator(token)) fail();
+    return token;
+  };
+  let clause: Reexport;
+  const first = next();
+  if (first === "*") {
+    if (i === tokens.length) return { kind: "all" };
+    if (next() !== "as") fail();
+    clause = { kind: "namespace", as: name() };
+  } else if (first === "{") {
+    const named: { imported: string | undefined; key: string; as: string }[] = [];
+    while (tokens[i] !== "}") {
+      const key = name();
+      let as = key;
+      if (tokens[i] === "as") {
+        i++;
+        as = name();
+      }
+      named.push({ imported: isQuoted(key) ? unquote(key) : key, key, as });
+      if (tokens[i] === ",") i++;
+      else if (tokens[i] !== "}") fail();
+    }
+    i++;
+    clause = { kind: "named", named };
+  } else {
+    return fail();
+  }
+  if (i !== tokens.length) fail();
+  return clause;
+}
+
+/** Static imports and re-exports the rewriter replaces (with or without a `defer` phase). */
+function isStatic(record: ImportSpecifier): boolean {
+  return record.t === STATIC || record.t === STATIC_DEFER || record.t === REEXPORT_STAR;
+}
+
+function unreadable(code: string, record: ImportSpecifier, component: string): () => never {
+  return () => {
+    throw new BundleLoadError(
+      component,
+      `Component "${component}": cannot read the import statement \`${code.slice(record.ss, record.se)}\`.`,
+    );
+  };
+}
+
+function isQuoted(token: string): boolean {
+  return token.startsWith('"') || token.startsWith("'");
 }
 
 function isPunctuator(token: string): boolean {

@@ -1,13 +1,25 @@
 import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
-import { BundleCache } from "../bundling/bundleCache.ts";
-import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
+import {
+  type BundleFile,
+  type BundleOptions,
+  type Bundler,
+  contentHash,
+  esbuildBundler,
+} from "../bundling/bundler.ts";
+import {
+  ASSET_NAME,
+  fileTypeOf,
+  STYLESHEET_NAME,
+  STYLESHEET_TYPE,
+} from "../bundling/componentFiles.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
+import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
-import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
+import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
 import { type IslandOptions, IslandRenderer, type ServerBundle } from "../ssr/islandRenderer.ts";
 
 export interface HandlerOptions {
@@ -52,6 +64,13 @@ export interface HandlerOptions {
    * 16 MiB.
    */
   renderRecycleBytes?: number;
+  /**
+   * Where pages load svc from, as the loader's `data-svc-api` says (the path svc is mounted
+   * at, or the full URL of a CDN in front of it): an island's stylesheet links and the URLs
+   * of the files its components import start with it on the server, as they do in the
+   * browser. An island's own `apiBase` overrides it. Default: `/api`.
+   */
+  apiBase?: string;
   logger?: Logger;
 }
 
@@ -82,6 +101,23 @@ export interface Preload {
 /** At most this many components are preloaded by one bundle response. */
 export const MAX_PRELOADS = 64;
 
+/** A component's whole stylesheet, as `GET {prefix}/bundles/{name}.css` serves it. */
+export interface StylesheetResult {
+  name: string;
+  /** Every CSS file it imports, in cascade order; empty without CSS. */
+  code: Uint8Array;
+  /** First 12 hex characters of the SHA-256 of `code`. */
+  hash: string;
+}
+
+/** A stylesheet or asset a bundle refers to, as `GET {prefix}/bundles/<path>` serves it. */
+export interface BundleFileResult {
+  body: Uint8Array;
+  contentType: string;
+  /** Further headers (an SVG's sandboxing policy). */
+  headers?: Record<string, string>;
+}
+
 /**
  * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
  * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
@@ -105,6 +141,17 @@ export interface Handlers {
    */
   peekBundle?(name: ComponentName): BundleResult | undefined;
   getMetadata(name: ComponentName): Promise<ComponentMetadata>;
+  /**
+   * The component's whole stylesheet: every CSS file it imports, in cascade order (empty
+   * without CSS), with the same freshness as its bundle. Rejects like `getBundle`.
+   */
+  getStylesheet?(name: ComponentName): Promise<StylesheetResult>;
+  /**
+   * A file a bundle refers to, by its path relative to the bundle (`card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`, already decoded); undefined when no bundle at hand has it.
+   * Content-addressed: a path always names the same bytes.
+   */
+  getBundleFile?(path: string): Promise<BundleFileResult | undefined>;
   /**
    * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
    * siblings), or undefined when there is no build dir or no such file. `path` is already
@@ -172,14 +219,20 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  /** `name`'s server bundle and its browser bundle's hash. */
+  /**
+   * `name`'s server bundle, its browser bundle's hash and the browser bundle's stylesheets
+   * (paths below `bundles/`), which the island links.
+   */
   async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
+    const below = (file: string) => file.replace(/^bundles\//, "");
     let server: { code: Uint8Array; hash: string };
     let hash: string;
+    let stylesheets: string[];
     if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
       server = await prebuilt.readServer(name, prebuiltEntry.server);
       hash = prebuiltEntry.hash;
+      stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
     } else {
       const component = find(name);
       if (component === undefined) throw new ComponentNotFoundError(name);
@@ -189,16 +242,41 @@ export function createHandlers(
       ]);
       server = built;
       hash = browser.hash;
+      stylesheets =
+        "stylesheets" in browser
+          ? browser.stylesheets.map((sheet) => sheet.path)
+          : (browser.css ?? []).map(({ file }) => below(file));
     }
-    return { code: server.code, serverHash: server.hash, hash };
+    return { code: server.code, serverHash: server.hash, hash, stylesheets };
+  }
+
+  /**
+   * A file of a bundle this handler set has not built yet (another handler set rendered the
+   * island that names it, or the server restarted since the page loaded): the components are
+   * built until one has it. Names are content-addressed, so whichever has it has these bytes.
+   */
+  async function builtFile(path: string): Promise<Uint8Array | undefined> {
+    if (!STYLESHEET_NAME.test(path) && !ASSET_NAME.test(path.replace(/^assets\//, ""))) {
+      return undefined;
+    }
+    for (const component of registry.list()) {
+      await cache.get(component).catch(() => undefined);
+      const found = cache.file(path);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   const islands = new IslandRenderer(
     { serverBundle, metadata: (name) => metadataOf(name) },
-    { timeoutMs: options.renderTimeoutMs, recycleBytes: options.renderRecycleBytes },
+    {
+      timeoutMs: options.renderTimeoutMs,
+      recycleBytes: options.renderRecycleBytes,
+      apiBase: options.apiBase,
+    },
   );
 
-  async function liveBundle(name: ComponentName): Promise<BundleResult> {
+  async function liveBundle(name: ComponentName): Promise<CachedBundle> {
     let component = find(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     const hit = cache.peek(component);
@@ -274,6 +352,45 @@ export function createHandlers(
     getMetadata(name) {
       return told(name, metadataOf(name));
     },
+    async getStylesheet(name) {
+      if (staticMode) throw new StaticModeError(name);
+      const entry = prebuilt?.entry(name);
+      let sheets: readonly BundleFile[];
+      if (entry !== undefined && staticFiles !== undefined) {
+        sheets = await Promise.all(
+          (entry.css ?? []).map(async ({ file }) => {
+            const found = await staticFiles.get(file);
+            if (found === undefined) {
+              throw new BundleError(name, [
+                { text: `${file}, listed in manifest.json, does not exist in the build directory` },
+              ]);
+            }
+            return { path: file, bytes: found.body };
+          }),
+        );
+      } else {
+        const bundle = await told(name, liveBundle(name));
+        sheets = bundle.stylesheets;
+      }
+      const code = concat(sheets.map((sheet) => sheet.bytes));
+      return { name, code, hash: contentHash(code) };
+    },
+    async getBundleFile(path) {
+      if (staticMode) throw new StaticModeError();
+      const type = fileTypeOf(path);
+      if (type === undefined) return undefined;
+      const built =
+        (await staticFiles?.get(`bundles/${path}`))?.body ??
+        cache.file(path) ??
+        (await builtFile(path));
+      if (built === undefined) return undefined;
+      const result: BundleFileResult = {
+        body: built,
+        contentType: path.endsWith(".css") ? STYLESHEET_TYPE : type,
+      };
+      if (/\.svg$/i.test(path)) result.headers = { "content-security-policy": SVG_POLICY };
+      return result;
+    },
     renderIsland(name, props, islandOptions) {
       return islands.render(name, props, islandOptions);
     },
@@ -332,6 +449,11 @@ export function createHandlers(
     liveBundle(name).catch(() => {}); // its own request reports a failure
     return { dependencies: [] };
   }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  return Buffer.concat(parts);
 }
 
 /** Accepts either a registry (a handler set is made for it) or a ready handler set. */

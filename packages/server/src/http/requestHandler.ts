@@ -13,6 +13,7 @@ import {
   parseHydrate,
   STATIC_PATH,
 } from "@svc/protocol";
+import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -23,7 +24,7 @@ import {
   toErrorResponse,
 } from "../errors.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
-import type { BundleResult, Handlers, Preload } from "./handlers.ts";
+import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
 import { devLoaderScriptPath, loaderScriptPath } from "./loaderScript.ts";
 
@@ -98,6 +99,8 @@ const ALLOW = "GET, HEAD, OPTIONS";
 type Route =
   | { kind: "list" }
   | { kind: "bundle"; name: string }
+  | { kind: "stylesheet"; name: string }
+  | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
   | { kind: "loader"; dev: boolean }
@@ -116,6 +119,13 @@ function routeOf(path: string): Route | undefined {
     if (rest.endsWith("/metadata")) return { kind: "metadata", name: rest.slice(0, -9) };
     if (rest.endsWith("/html")) return { kind: "island", name: rest.slice(0, -5) };
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
+    if (rest.startsWith("assets/")) return { kind: "file", path: rest };
+    // A stylesheet of a bundle is `<stem>-<hash>.css`; `-` never occurs in a component name.
+    if (rest.endsWith(".css")) {
+      return rest.includes("-")
+        ? { kind: "file", path: rest }
+        : { kind: "stylesheet", name: rest.slice(0, -4) };
+    }
     return undefined;
   }
   if (path === LOADER_PATH) return { kind: "loader", dev: false };
@@ -236,6 +246,13 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
       if (ready !== undefined) return bundleResponse(request, ready);
       return handlers.getBundle(name).then((bundle) => bundleResponse(request, bundle));
     }
+    case "stylesheet": {
+      const name = decodeName(route.name);
+      if (handlers.getStylesheet === undefined) throw noStylesheets(path);
+      return handlers.getStylesheet(name).then((sheet) => stylesheetResponse(request, sheet));
+    }
+    case "file":
+      return bundleFileResponse(handlers, request, route.path);
     case "list":
       return handlers
         .listBundles()
@@ -369,6 +386,58 @@ function preloadLinks(preload: readonly Preload[]): string {
     .join(", ");
 }
 
+/** A component's whole stylesheet: cached like its bundle (`immutable` only for `?<its hash>`). */
+function stylesheetResponse(request: SvcRequest, sheet: StylesheetResult): SvcResponse {
+  const cacheControl = queryOf(request.url) === sheet.hash ? IMMUTABLE : "no-cache";
+  return conditional(request, {
+    status: 200,
+    headers: {
+      "content-type": STYLESHEET_TYPE,
+      "cache-control": cacheControl,
+      etag: `"${sheet.hash}"`,
+    },
+    body: sheet.code,
+  });
+}
+
+/** A stylesheet or asset of a bundle: its name is its content, so it is immutable. */
+async function bundleFileResponse(
+  handlers: Handlers,
+  request: SvcRequest,
+  raw: string,
+): Promise<SvcResponse> {
+  const path = decodeStaticPath(raw);
+  const slash = path?.lastIndexOf("/") ?? -1;
+  const name = path?.slice(slash + 1) ?? "";
+  const valid =
+    path !== undefined &&
+    (slash === -1
+      ? STYLESHEET_NAME.test(name)
+      : path.slice(0, slash) === "assets" && ASSET_NAME.test(name));
+  const file = valid ? await handlers.getBundleFile?.(path) : undefined;
+  if (file === undefined) {
+    throw new NotFoundError(
+      `No stylesheet or asset at ${truncate(`/bundles/${raw}`)}: the server holds those of the bundles it built or read lately — load the component's bundle again.`,
+    );
+  }
+  return conditional(request, {
+    status: 200,
+    headers: {
+      "content-type": file.contentType,
+      "cache-control": IMMUTABLE,
+      etag: `"${createHash("sha1").update(raw).digest("base64url").slice(0, 16)}"`,
+      ...file.headers,
+    },
+    body: file.body,
+  });
+}
+
+function noStylesheets(path: string): NotFoundError {
+  return new NotFoundError(
+    `No svc endpoint at ${truncate(path)}: this handler set serves no stylesheets.`,
+  );
+}
+
 async function staticResponse(
   handlers: Handlers,
   request: SvcRequest,
@@ -385,6 +454,7 @@ async function staticResponse(
       "content-type": file.contentType,
       "cache-control": file.cacheControl,
       etag: file.etag,
+      ...file.headers,
     },
     body: file.body,
   });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
+import type { KnownName, PropsFor, PropsParameters } from "@svc/protocol";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands as Islands } from "../http/islands.ts";
@@ -80,8 +81,11 @@ export class SvcIslands implements Islands {
     this.#islands = islands;
   }
 
-  island(name: string, props?: unknown, options?: IslandOptions): Promise<string> {
-    return this.#islands.island(name, props, options);
+  island<P extends object = never, N extends string = string>(
+    name: KnownName<N>,
+    ...args: PropsParameters<Readonly<PropsFor<P, N>>, [options?: IslandOptions]>
+  ): Promise<string> {
+    return this.#islands.island<P, N>(name, ...args);
   }
 }
 

@@ -16,6 +16,23 @@ app.get("/", (_req, res) => {
 });
 // svc-init: mount
 
+// An island as any backend embeds one: the page asks svc's render endpoint for the HTML.
+app.get("/island", async (_req, res) => {
+  const { port } = server.address();
+  const answer = await fetch(`http://127.0.0.1:${port}/api/bundles/hello/html?hydrate=load`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "island" }),
+  });
+  const island = await answer.text();
+  res
+    .status(answer.status)
+    .type("html")
+    .send(
+      `<!doctype html><html><head><link rel="icon" href="data:,"></head><body>${island}<script src="/api/loader.js" defer></script></body></html>`,
+    );
+});
+
 const server = app.listen(0, "127.0.0.1", () => {
   console.log(`LISTENING http://127.0.0.1:${server.address().port}`);
 });

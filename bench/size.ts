@@ -1,0 +1,84 @@
+/**
+ * Size of the standalone loader (issue 18): `loader.js` as `npm run build -w @svc/loader`
+ * builds it, against React + ReactDOM (`react`, `react/jsx-runtime`, `react-dom`,
+ * `react-dom/client`: what the loader bundles) of the version installed here, built the same
+ * way (esbuild, one IIFE, es2020, minified, `NODE_ENV` "production", no legal comments).
+ * Sizes are exact, so one build each; gzip is zlib's default level, as servers send it.
+ * Target: the loader at most 10 kB (10,000 bytes) gzip above React + ReactDOM. This row fails
+ * `npm run bench` (exit 1) when it misses. `npm run bench -- size`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+import { buildLoader } from "../packages/loader/build.ts";
+import type { Row } from "./lib.ts";
+
+/** Bytes the loader may add to React + ReactDOM, gzip. */
+export const LOADER_BUDGET_BYTES = 10_000;
+
+const require = createRequire(import.meta.url);
+
+async function reactAlone(): Promise<Uint8Array> {
+  const result = await esbuild.build({
+    stdin: {
+      contents: [
+        'import * as a from "react";',
+        'import * as b from "react/jsx-runtime";',
+        'import * as c from "react-dom";',
+        'import * as d from "react-dom/client";',
+        "window.__react = [a, b, c, d];",
+      ].join("\n"),
+      resolveDir: join(import.meta.dirname, "../packages/loader"),
+    },
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: "es2020",
+    minify: true,
+    legalComments: "none",
+    define: { "process.env.NODE_ENV": '"production"' },
+    write: false,
+    logLevel: "warning",
+  });
+  const output = result.outputFiles[0];
+  if (output === undefined) throw new Error("esbuild produced no React build");
+  return output.contents;
+}
+
+const kB = (bytes: number) => bytes / 1000;
+
+export async function benchLoaderSize(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-loader-size-"));
+  try {
+    const built = await buildLoader({ outdir: dir });
+    const loader = readFileSync(built.production);
+    const react = await reactAlone();
+    const version = (require("react/package.json") as { version: string }).version;
+    const loaderGzip = gzipSync(loader).length;
+    const reactGzip = gzipSync(react).length;
+    return [
+      {
+        name: `loader.js minified (React ${version} + ReactDOM alone as baseline)`,
+        value: kB(loader.length),
+        unit: "kB",
+        baseline: kB(react.length),
+        ratio: loader.length / react.length,
+      },
+      {
+        name: `loader.js gzip (React ${version} + ReactDOM alone as baseline)`,
+        value: kB(loaderGzip),
+        unit: "kB",
+        baseline: kB(reactGzip),
+        ratio: loaderGzip / reactGzip,
+        target: `≤ baseline + ${kB(LOADER_BUDGET_BYTES)} kB`,
+        ok: loaderGzip <= reactGzip + LOADER_BUDGET_BYTES,
+        gate: true,
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
