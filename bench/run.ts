@@ -27,6 +27,7 @@ const groups: Record<string, Group | undefined> = {
   live: await optional("./live.ts", "benchLive"),
   size: await optional("./size.ts", "benchLoaderSize"),
   ssr: await optional("./ssr.ts", "benchSsr"),
+  preload: await optional("./preload.ts", "benchPreload"),
 };
 
 const only = process.argv.slice(2);

@@ -31,6 +31,8 @@ export interface Expected {
   body?: Buffer;
   bodyIncludes?: string;
   bodyExcludes?: string;
+  /** Other headers: an exact value, a pattern, or `null` for absent. */
+  headers?: Record<string, string | RegExp | null>;
 }
 
 export interface Case {
@@ -107,6 +109,7 @@ function error(status: number, kind: ErrorKind, name?: string): Expected {
 export function conformanceCases(fx: Fixture): Case[] {
   const names = [
     "broken",
+    "gallery",
     "greeting",
     "plain",
     "stuck",
@@ -140,6 +143,9 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "bundles a prefixed name (raw colon)", path: "/bundles/ui:card.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
     { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
     { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "svg" } },
+    { title: "sends no Link header for a bundle that asks for no component", path: "/bundles/greeting.js", expect: { status: 200, headers: { link: null } } },
+    { title: "preloads the components a bundle asks for that exist (Link, relative to the bundle)", path: "/bundles/gallery.js", expect: { status: 200, contentType: JS_TYPE, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/ui:card\.js\?[0-9a-f]{12}>; rel=modulepreload$/ } } },
+    { title: "keeps the Link header on a 304", path: "/bundles/gallery.js", revalidate: true, expect: { status: 304, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, / } } },
     { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: Buffer.alloc(0) } },
 
@@ -159,6 +165,8 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "gives metadata from schema.json", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", description: "Says hello.", version: "1.0.0" } } },
     { title: "gives minimal metadata without schema.json", path: "/bundles/plain/metadata", expect: { ...jsonOk, jsonSubset: { name: "plain", title: "plain", description: "", properties: {} } } },
     { title: "gives metadata of a prefixed name", path: "/bundles/ui:card/metadata", expect: { ...jsonOk, jsonSubset: { name: "ui:card" } } },
+    { title: "lists the components a bundle asks for by a literal name in metadata", path: "/bundles/gallery/metadata", expect: { ...jsonOk, jsonSubset: { name: "gallery", dependencies: ["greeting", "missing", "ui:card"] } } },
+    { title: "lists no dependencies for a component that asks for none", path: "/bundles/plain/metadata", expect: { ...jsonOk, jsonSubset: { dependencies: [] } } },
     { title: "answers 304 to metadata the client has", path: "/bundles/greeting/metadata", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
 
     // Errors
@@ -188,6 +196,7 @@ export function conformanceCases(fx: Fixture): Case[] {
 
     // CORS (the dev server is configured to allow CORS_ORIGIN)
     { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },
+    { title: "lets the configured origin read a bundle's Link header", path: "/bundles/gallery.js", headers: { origin: CORS_ORIGIN }, expect: { status: 200, headers: { "access-control-allow-origin": CORS_ORIGIN, "access-control-expose-headers": "Link" } } },
     { title: "answers a CORS preflight", method: "OPTIONS", path: "/bundles/greeting.js", headers: { origin: CORS_ORIGIN, "access-control-request-method": "GET" }, expect: { status: 204 } },
 
     // The loader script
@@ -204,6 +213,8 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: `/bundles/ui%3Acard.js?${card.hash}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
     { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
     { config: "prebuilt", title: "gives the manifest's hash in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", hash: greeting.hash } } },
+    { config: "prebuilt", title: "gives the manifest's dependencies in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { dependencies: ["gone", "ui:card"] } } },
+    { config: "prebuilt", title: "preloads the manifest's dependencies that exist, with their hashes", path: `/bundles/greeting.js?${greeting.hash}`, expect: { status: 200, headers: { link: `<./ui:card.js?${card.hash}>; rel=modulepreload` } } },
     { config: "prebuilt", title: "serves manifest.json as a static file", path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", etag: "present", jsonSubset: { greeting: { file: greeting.file, hash: greeting.hash } } } },
     { config: "prebuilt", title: "serves a hashed bundle file", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: greeting.code } },
     { config: "prebuilt", title: "serves a file-safe named bundle file", path: `/static/${card.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: card.code } },

@@ -16,7 +16,7 @@ export interface Prebuilt {
 }
 
 export interface Fixture {
-  /** Components without prefix: greeting, plain, broken, widgets.chart. */
+  /** Components without prefix: greeting, gallery, plain, broken, widgets.chart, …. */
   appDir: string;
   /** Components registered with the prefix "ui": ui:card. */
   uiDir: string;
@@ -48,6 +48,9 @@ const COMPONENTS: Record<string, string> = {
   "plain/index.ts": 'export default function Plain() {\n  return "plain";\n}\n',
   "broken/index.tsx": 'export { default } from "./Impl";\n',
   "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+  // Asks for components by literal names: two that exist, one that does not.
+  "gallery/index.tsx":
+    'import { ServerComponent, useComponent } from "@svc/react";\n// useComponent("commented") is no dependency\nexport default function Gallery() {\n  const Greeting = useComponent("greeting");\n  return <><Greeting /><ServerComponent name="ui:card" /><ServerComponent name="missing" /></>;\n}\n',
   "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
   "styled/index.tsx":
     'import "./styled.css";\nexport default function Styled() {\n  return <p className="styled">styled</p>;\n}\n',
@@ -114,6 +117,8 @@ export function createFixture(): Fixture {
           ...entries.greeting,
           css: [{ file: prebuiltFiles.stylesheet }],
           assets: [{ file: prebuiltFiles.asset }],
+          // greeting's dependencies: one the build holds, one nothing serves.
+          dependencies: ["gone", "ui:card"],
         },
       }),
       ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),

@@ -28,6 +28,12 @@ export interface ManifestEntry {
   /** The files it imports as URLs (images, fonts, …), below `bundles/assets/`. */
   assets?: ManifestFile[];
   /**
+   * The components the bundle asks for by a literal name (see `ComponentMetadata`), sorted;
+   * absent when none. The loader fetches those the manifest
+   * lists, transitively, in parallel with the bundle.
+   */
+  dependencies?: string[];
+  /**
    * The component built for Node, to render it on the server (islands): path relative to the
    * build directory (`server/<file_safe_name>.<hash>.cjs`) and its integrity. Never served.
    */

@@ -38,6 +38,13 @@ export interface SvcClientOptions {
   importCode?: (code: string) => Promise<ComponentModule>;
   /** Base for relative URLs. Default `document.baseURI` in a page. */
   baseUrl?: string;
+  /**
+   * Fetch the components a bundle asks for by a literal name (`useComponent("image")`) in
+   * parallel with it, transitively: those its response's `Link: rel=modulepreload` header
+   * names (API), or its manifest entry's `dependencies` (static mode). They are fetched, not
+   * evaluated, until something loads them. Default: true.
+   */
+  preload?: boolean;
 }
 
 export interface LoadOptions {
@@ -60,6 +67,13 @@ export interface SvcClient {
    * load is forgotten so the next call tries again.
    */
   load(name: string, options?: LoadOptions): Promise<ComponentModule>;
+  /**
+   * The modules of the components `name`'s bundle preloaded (see the `preload` option),
+   * transitively, each loaded (evaluated) now; those that fail are left out, for their own
+   * `load` to report. Call after `load(name)`: what a framework layer puts in its cache so
+   * that rendering `name` does not suspend again for each of them.
+   */
+  loadPreloaded(name: string): Promise<Map<string, ComponentModule>>;
   /** The component's metadata from the API (cached like `load`). */
   loadMetadata(name: string): Promise<ComponentMetadata>;
   /** The manifest (static mode only; fetched once). */
@@ -100,6 +114,11 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   /** Stylesheets by URL: content-addressed, so fetched once however many components use them. */
   const stylesheets = new Map<string, Promise<ComponentStylesheet>>();
   let manifest: Promise<{ url: URL; entries: Manifest }> | undefined;
+  const preload = options.preload ?? true;
+  /** Bundles fetched ahead (preloading), by name, until a `load` takes them. */
+  const ahead = new Map<string, { hash: string | undefined; fetched: Promise<Fetched> }>();
+  /** The names each bundle's response preloaded, by component (the latest fetch's). */
+  const preloads = new Map<string, readonly string[]>();
 
   const baseUrl = () =>
     options.baseUrl ?? (typeof document === "undefined" ? undefined : document.baseURI);
@@ -142,6 +161,12 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
+    // Its dependencies start now, while its body is still arriving.
+    if (preload) {
+      const names = preloadedNames(response, url, baseUrl());
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
+    }
     return { code: await response.text(), url: absolute(url) };
   }
 
@@ -180,6 +205,35 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       remember(stylesheets, url, pending, pending);
     }
     return pending;
+  }
+
+  /** `name`'s bundle: taken from a fetch started ahead, or fetched now. */
+  function fetchBundle(name: string, hash: string | undefined): Promise<Fetched> {
+    const started = ahead.get(name);
+    if (started !== undefined) {
+      ahead.delete(name);
+      if (manifestUrl !== undefined || started.hash === hash) return started.fetched;
+    }
+    return manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+  }
+
+  /**
+   * Starts fetching `name`'s bundle (not evaluating it) unless it is loaded or on its way: the
+   * version `load` would ask for, so `load` takes it. (A `Link` header's own `?<hash>` is not
+   * used: it may come from a copy of the parent cached for a year, naming an older version.)
+   */
+  function prefetch(name: string): void {
+    if (bundles.has(name) || ahead.has(name) || componentNameProblem(name) !== undefined) {
+      return;
+    }
+    const hash = manifestUrl === undefined ? hashes.get(name) : undefined;
+    const fetched = manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+    const entry = { hash, fetched };
+    ahead.set(name, entry);
+    fetched.catch(() => {
+      // A failure is load's to report, if anything loads it; it may be retried then.
+      if (ahead.get(name) === entry) ahead.delete(name);
+    });
   }
 
   function loadManifestEntries() {
@@ -227,6 +281,11 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     if (entry === undefined || typeof entry.file !== "string") {
       throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
     }
+    if (preload) {
+      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
+    }
     const url = new URL(entry.file, manifestHref).href;
     // The manifest names the stylesheets too: fetched alongside the bundle, not after it.
     const integrity = new Map<string, string>();
@@ -247,8 +306,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   }
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    const fetched =
-      manifestUrl === undefined ? await fetchFromApi(name, hash) : await fetchFromManifest(name);
+    const fetched = await fetchBundle(name, hash);
     const rewritten = rewriteModule(fetched.code, {
       component: name,
       modules: getModuleRegistry(),
@@ -286,7 +344,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     return module;
   }
 
-  return {
+  const svcClient: SvcClient = {
     apiBase,
     manifestUrl,
     source: manifestUrl === undefined ? `api:${apiBase}` : `manifest:${manifestUrl}`,
@@ -304,6 +362,28 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       const promise = loadBundle(name, hash);
       remember(bundles, name, { hash, promise }, promise);
       return promise;
+    },
+
+    async loadPreloaded(name) {
+      const modules = new Map<string, ComponentModule>();
+      const seen = new Set([name]);
+      const visit = async (parent: string): Promise<void> => {
+        const next = (preloads.get(parent) ?? []).filter((d) => !seen.has(d));
+        for (const dependency of next) seen.add(dependency);
+        await Promise.all(
+          next.map((dependency) =>
+            svcClient.load(dependency).then(
+              (module) => {
+                modules.set(dependency, module);
+                return visit(dependency);
+              },
+              () => {},
+            ),
+          ),
+        );
+      };
+      await visit(name);
+      return modules;
     },
 
     loadMetadata(name) {
@@ -335,13 +415,56 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
+        ahead.clear();
+        preloads.clear();
         manifest = undefined;
       } else {
         bundles.delete(name);
         metadata.delete(name);
+        ahead.delete(name);
       }
     },
   };
+  return svcClient;
+}
+
+/**
+ * The components a bundle response names in `Link: <…>; rel=modulepreload`: bundle URLs of
+ * the same API (`./image.js?<hash>`, relative to the bundle), as names. Anything else a proxy
+ * or the app may have added is ignored.
+ */
+export function preloadedNames(response: Response, url: string, base?: string): string[] {
+  const header = response.headers.get("link");
+  if (header === null) return [];
+  let bundle: URL;
+  try {
+    bundle = new URL(response.url || url, base ?? "http://svc.invalid/");
+  } catch {
+    return [];
+  }
+  const directory = bundle.pathname.slice(0, bundle.pathname.lastIndexOf("/") + 1);
+  const names: string[] = [];
+  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(params)?.[1] ?? "";
+    if (!rel.toLowerCase().split(/\s+/).includes("modulepreload")) continue;
+    let link: URL;
+    try {
+      link = new URL(target, bundle);
+    } catch {
+      continue;
+    }
+    if (link.origin !== bundle.origin || !link.pathname.startsWith(directory)) continue;
+    const file = link.pathname.slice(directory.length);
+    if (!file.endsWith(".js") || file.includes("/")) continue;
+    let name: string;
+    try {
+      name = decodeURIComponent(file.slice(0, -3));
+    } catch {
+      continue;
+    }
+    if (componentNameProblem(name) === undefined) names.push(name);
+  }
+  return names;
 }
 
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */

@@ -16,6 +16,8 @@ export interface CachedBundle {
   readonly stylesheets: readonly BundleFile[];
   /** The files it refers to by URL. */
   readonly assets: readonly BundleFile[];
+  /** The components it asks for by a literal name (see `BundleOutput.dependencies`). */
+  readonly dependencies: readonly string[];
 }
 
 interface Entry extends CachedBundle {
@@ -182,6 +184,7 @@ export class BundleCache {
       hash: output.hash,
       stylesheets: output.stylesheets ?? [],
       assets: output.assets ?? [],
+      dependencies: output.dependencies ?? [],
       inputs,
       checkedTurn: -1,
     };

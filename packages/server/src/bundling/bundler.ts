@@ -22,6 +22,7 @@ import {
   usesCssModules,
   withoutEndMarks,
 } from "./componentFiles.ts";
+import { detectDependencies, loadParser } from "./dependencies.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -75,6 +76,12 @@ export interface BundleOutput {
   stylesheets?: BundleFile[];
   /** Files the bundle or its stylesheets refer to by URL (below `assets/`). Default: none. */
   assets?: BundleFile[];
+  /**
+   * The components the bundle asks for by a literal name, sorted (`dependencies.ts`); found
+   * in the same build's inputs, so an edit that adds one shows in the next build. Browser
+   * builds only; optional for bundlers of your own (none are then preloaded).
+   */
+  dependencies?: string[];
 }
 
 /** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
@@ -423,6 +430,7 @@ export const esbuildBundler: Bundler = {
     // Without the CSS-module plugin unless the component may need it (esbuild is slower with
     // any plugin); if its output shows a CSS module after all, built again with it.
     const guess = options.minify === true || mayUseCssModules(component);
+    if (options.target !== "server") void loadParser();
     let run = await bundleOnce(component, { ...options, cssModules: guess });
     if (!guess && run.finished.cssModules) {
       run = await bundleOnce(component, { ...options, cssModules: true });
@@ -433,7 +441,7 @@ export const esbuildBundler: Bundler = {
       run = await bundleOnce(component, { ...options, readableNames: true });
     }
     const { finished, inputs, resolutions } = run;
-    return {
+    const output: BundleOutput = {
       code: finished.code,
       hash: finished.hash,
       inputs,
@@ -441,6 +449,9 @@ export const esbuildBundler: Bundler = {
       stylesheets: finished.stylesheets,
       assets: finished.assets,
     };
+    if (options.target === "server") return output;
+    // From the final run's inputs: the module graph of the bundle that is served.
+    return { ...output, dependencies: await detectDependencies(inputs, component.name) };
   },
 };
 

@@ -1,4 +1,4 @@
-import type { BundleListEntry, ComponentName } from "@svc/protocol";
+import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
 import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
 import {
   type BundleFile,
@@ -82,7 +82,24 @@ export interface BundleResult {
   name: string;
   code: Uint8Array;
   hash: string;
+  /** The components it asks for by a literal name (metadata `dependencies`). */
+  dependencies?: readonly string[];
+  /**
+   * What its response tells the client to fetch alongside (`Link: rel=modulepreload`): its
+   * dependencies that exist, and theirs as far as they are known without building
+   * ({@link Handlers.getBundle}).
+   */
+  preload?: readonly Preload[];
 }
+
+/** A component to fetch alongside a bundle; `hash` when its current bundle is at hand. */
+export interface Preload {
+  name: string;
+  hash?: string;
+}
+
+/** At most this many components are preloaded by one bundle response. */
+export const MAX_PRELOADS = 64;
 
 /** A component's whole stylesheet, as `GET {prefix}/bundles/{name}.css` serves it. */
 export interface StylesheetResult {
@@ -108,6 +125,13 @@ export interface BundleFileResult {
  */
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
+  /**
+   * The bundle, with `preload`: its dependencies that exist and, transitively, the
+   * dependencies of those whose bundles are at hand (built and unchanged, or in the build
+   * directory), each with its hash when known. Nothing is built for the list: a dependency not
+   * built yet is listed without a hash and starts building in the background, so the request
+   * the client is about to make finds it under way.
+   */
   getBundle(name: ComponentName): Promise<BundleResult>;
   /**
    * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
@@ -310,7 +334,8 @@ export function createHandlers(
     },
     getBundle(name) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
-      return told(name, prebuilt?.read(name) ?? liveBundle(name));
+      const bundle: Promise<BundleResult> = prebuilt?.read(name) ?? liveBundle(name);
+      return told(name, bundle).then(withPreloads);
     },
     peekBundle(name) {
       if (staticMode) return undefined;
@@ -322,7 +347,7 @@ export function createHandlers(
         bundle = component === undefined ? undefined : cache.peek(component);
       }
       if (bundle !== undefined && observers.size > 0) served(name, bundle.hash);
-      return bundle;
+      return bundle === undefined ? undefined : withPreloads(bundle);
     },
     getMetadata(name) {
       return told(name, metadataOf(name));
@@ -381,8 +406,48 @@ export function createHandlers(
     const component = entry === undefined ? find(name) : registry.get(name);
     if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
     const schema = component === undefined ? undefined : schemas.read(component);
-    const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
-    return buildMetadata(name, schema, hash);
+    if (entry !== undefined) {
+      return buildMetadata(name, schema, entry.hash, entry.dependencies ?? []);
+    }
+    const bundle = await liveBundle(name);
+    return buildMetadata(name, schema, bundle.hash, bundle.dependencies ?? []);
+  }
+
+  /** `bundle` with its {@link BundleResult.preload} list (see `getBundle`). */
+  function withPreloads(bundle: BundleResult): BundleResult {
+    const direct = bundle.dependencies ?? [];
+    if (direct.length === 0) return bundle;
+    const preload: Preload[] = [];
+    const seen = new Set<string>([bundle.name]);
+    const queue = [...direct];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      if (seen.has(next) || !isValidName(next)) continue;
+      seen.add(next);
+      const known = atHand(next);
+      if (known === undefined) continue;
+      preload.push(known.hash === undefined ? { name: next } : { name: next, hash: known.hash });
+      if (preload.length >= MAX_PRELOADS) break;
+      queue.push(...known.dependencies);
+    }
+    return { ...bundle, preload };
+  }
+
+  /**
+   * What is known of `name` without building: its hash and dependencies when its bundle is at
+   * hand; `{}` when it exists but is not built (a build starts in the background); undefined
+   * when there is no such component.
+   */
+  function atHand(
+    name: ComponentName,
+  ): { hash?: string; dependencies: readonly string[] } | undefined {
+    const entry = prebuilt?.entry(name);
+    if (entry !== undefined) return { hash: entry.hash, dependencies: entry.dependencies ?? [] };
+    const component = find(name);
+    if (component === undefined) return undefined;
+    const hit = cache.peek(component);
+    if (hit !== undefined) return hit;
+    liveBundle(name).catch(() => {}); // its own request reports a failure
+    return { dependencies: [] };
   }
 }
 

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
+  bundlePath,
   type ComponentName,
   DEV_LOADER_PATH,
   EVENTS_PATH,
   InvalidPropsError,
+  LIST_PATH,
   LOADER_PATH,
   MAX_NAME_LENGTH,
   parseComponentName,
@@ -22,7 +24,7 @@ import {
   toErrorResponse,
 } from "../errors.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
-import type { BundleResult, Handlers, StylesheetResult } from "./handlers.ts";
+import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
 import { devLoaderScriptPath, loaderScriptPath } from "./loaderScript.ts";
 
@@ -360,11 +362,28 @@ async function islandResponse(
  */
 function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
   const cacheControl = queryOf(request.url) === bundle.hash ? IMMUTABLE : "no-cache";
-  return conditional(request, {
-    status: 200,
-    headers: { "content-type": JS_TYPE, "cache-control": cacheControl, etag: `"${bundle.hash}"` },
-    body: bundle.code,
-  });
+  const headers: Record<string, string> = {
+    "content-type": JS_TYPE,
+    "cache-control": cacheControl,
+    etag: `"${bundle.hash}"`,
+  };
+  if (bundle.preload !== undefined && bundle.preload.length > 0) {
+    headers.link = preloadLinks(bundle.preload);
+  }
+  return conditional(request, { status: 200, headers, body: bundle.code });
+}
+
+/**
+ * The `Link` header of a bundle that asks for other components: one `rel=modulepreload` per
+ * component, relative to the bundle's own URL (`./image.js?<hash>`), so it holds under any
+ * mount prefix or proxy path without knowing it.
+ */
+function preloadLinks(preload: readonly Preload[]): string {
+  return preload
+    .map(
+      ({ name, hash }) => `<.${bundlePath(name, hash).slice(LIST_PATH.length)}>; rel=modulepreload`,
+    )
+    .join(", ");
 }
 
 /** A component's whole stylesheet: cached like its bundle (`immutable` only for `?<its hash>`). */
@@ -560,9 +579,11 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 
 function corsFor(allowed: ReadonlySet<string>, origin: string | undefined): Record<string, string> {
   if (allowed.size === 0) return {};
-  if (allowed.has("*")) return { "access-control-allow-origin": "*" };
+  // A bundle's `Link` header names what the client fetches alongside it (preloading).
+  const expose = { "access-control-expose-headers": "Link" };
+  if (allowed.has("*")) return { "access-control-allow-origin": "*", ...expose };
   if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" };
-  return { "access-control-allow-origin": origin, vary: "Origin" };
+  return { "access-control-allow-origin": origin, vary: "Origin", ...expose };
 }
 
 function queryOf(url: string): string | undefined {

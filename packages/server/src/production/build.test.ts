@@ -117,6 +117,28 @@ describe("build", () => {
     for (const bundle of result.bundles) expect(bundle.gzipSize).toBeGreaterThan(0);
   });
 
+  it("lists each bundle's literal dependencies in its entry, from its own module graph (minified or not)", async () => {
+    const dir = writeTree({
+      ...tree,
+      "shared/slides.tsx":
+        'import { ServerComponent } from "@svc/react";\nexport const Slide = () => <ServerComponent name="ui.button" />;\n',
+      "carousel/index.tsx":
+        'import { useComponent } from "@svc/react";\nimport { Slide } from "../shared/slides";\nexport default function Carousel({ kind }: { kind: string }) {\n  const Card = useComponent("card");\n  const Other = useComponent(`slide.${kind}`);\n  return <><Card /><Slide /><Other /></>;\n}\n',
+    });
+    for (const minify of [true, false]) {
+      const outDir = outputPath();
+      const result = await build({ registry: registryOf(dir), outDir, minify });
+      const manifest = readManifestOf(outDir);
+      expect(manifest.carousel?.dependencies).toEqual(["card", "ui.button"]);
+      // None: no key at all, as before.
+      expect(Object.keys(manifest.card ?? {})).not.toContain("dependencies");
+      expect(result.bundles.find((b) => b.name === "carousel")?.dependencies).toEqual([
+        "card",
+        "ui.button",
+      ]);
+    }
+  });
+
   it("with a prefix, names components <prefix>:<name> and files <prefix>--<name>.<hash>.js", async () => {
     const outDir = outputPath();
     await build({ registry: registryOf(writeTree(tree), "app"), outDir });

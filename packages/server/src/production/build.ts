@@ -32,9 +32,10 @@ import {
   explainMessage,
   STYLESHEET_NAME,
 } from "../bundling/componentFiles.ts";
+import { detectDependencies } from "../bundling/dependencies.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
-import { isInside } from "../util/paths.ts";
+import { isInside, toPosix } from "../util/paths.ts";
 import {
   emptyManifest,
   MANIFEST_FILE,
@@ -227,11 +228,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
     for (const bundle of bundles) {
-      const { name, file, hash, integrity, size, css, assets } = bundle;
+      const { name, file, hash, integrity, size, css, assets, dependencies } = bundle;
       bundle.server = serverFiles.get(name);
       const entry: ManifestEntry = { file, hash, integrity, size };
       if (css.length > 0) entry.css = css;
       if (assets.length > 0) entry.assets = assets;
+      if (dependencies.length > 0) entry.dependencies = dependencies;
       if (bundle.server !== undefined) entry.server = bundle.server;
       manifest[name] = entry;
     }
@@ -257,6 +259,8 @@ function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { c
 
 interface FinishedBundle extends FinishedComponent {
   name: string;
+  /** What it asks for by a literal name (browser bundles; empty for server ones). */
+  dependencies: string[];
 }
 
 /**
@@ -285,10 +289,25 @@ async function bundleAll(
       if (!Array.isArray(messages) || messages.length === 0) throw error;
       throw new BuildFailedError(toFailures(entries, esbuildOptions, messages));
     }
-    return entries.map((component) => ({
-      name: component.name,
-      ...finishComponent(component, result, esbuildOptions),
-    }));
+    const { absWorkingDir: workingDir, outdir } = esbuildOptions;
+    return Promise.all(
+      entries.map(async (component) => {
+        const finished = finishComponent(component, result, esbuildOptions);
+        // The component's own slice of the pass: the inputs of its output file.
+        const js = join(outdir, `${fileSafeName(component.name)}.js`);
+        const inputs = Object.keys(
+          result.metafile.outputs[toPosix(relative(workingDir, js))]?.inputs ?? {},
+        );
+        const dependencies =
+          options.target === "server"
+            ? []
+            : await detectDependencies(
+                inputs.map((input) => resolve(workingDir, input)),
+                component.name,
+              );
+        return { name: component.name, ...finished, dependencies };
+      }),
+    );
   };
   const finished = await pass(components, false);
   const alone = components.filter((_, i) => finished[i]?.cssModules === true);
@@ -367,7 +386,10 @@ async function writeBundles(
     }
     return listed;
   };
-  for (const [index, { name, code, hash, stylesheets, assets }] of finished.entries()) {
+  for (const [
+    index,
+    { name, code, hash, stylesheets, assets, dependencies },
+  ] of finished.entries()) {
     const file = `${BUNDLES_DIR}/${fileSafeName(name)}.${hash}.js`;
     const gzipped = gzip(code);
     output.place(file, code);
@@ -382,6 +404,7 @@ async function writeBundles(
       integrity: integrityOf(code),
       size: code.byteLength,
       gzipSize: gzipped.byteLength,
+      dependencies,
       css: stylesheets.map((sheet) => placeShared(sheet, BUNDLES_DIR)),
       assets: assets.map((asset) => placeShared(asset, BUNDLES_DIR)),
     });

@@ -60,7 +60,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, css, assets, server } = raw;
+    const { file, hash, integrity, size, css, assets, server, dependencies } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -97,11 +97,21 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
         );
       }
     }
+    if (
+      dependencies !== undefined &&
+      !(
+        Array.isArray(dependencies) &&
+        dependencies.every((d) => typeof d === "string" && isValidName(d))
+      )
+    ) {
+      throw new ManifestError(`${label}: "dependencies" must be an array of component names`);
+    }
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
     if (css !== undefined) entry.css = parseFiles(css, `${label}: "css"`);
     if (assets !== undefined) entry.assets = parseFiles(assets, `${label}: "assets"`);
+    if (dependencies !== undefined) entry.dependencies = dependencies as string[];
     if (isPlainObject(server)) {
       entry.server = { file: server.file as string, integrity: server.integrity as string };
     }

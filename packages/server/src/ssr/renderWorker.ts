@@ -265,6 +265,8 @@ async function render(
         }));
       },
       loadManifest: () => Promise.reject(new Error("no manifest on the server")),
+      // Each component is loaded from the main thread as it renders: nothing is fetched ahead.
+      loadPreloaded: () => Promise.resolve(new Map()),
       setHash() {},
       invalidate() {},
     };
