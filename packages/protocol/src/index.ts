@@ -43,7 +43,12 @@ export type {
   PropertyMap,
   PropsSchema,
 } from "./metadata.ts";
-export { SHARED_MODULES, type SharedModuleName } from "./modules.ts";
+export {
+  IMPORT_MAP_MODULES,
+  type ImportMapModuleName,
+  SHARED_MODULES,
+  type SharedModuleName,
+} from "./modules.ts";
 export {
   type ComponentName,
   componentNameProblem,
@@ -57,9 +62,11 @@ export {
 export {
   bundlePath,
   DEV_LOADER_PATH,
+  ESM_LOADER_PATH,
   islandPath,
   LIST_PATH,
   LOADER_PATH,
   metadataPath,
   STATIC_PATH,
+  VENDOR_PATH,
 } from "./routes.ts";
