@@ -75,7 +75,8 @@ export interface BuildOptions {
    * Also write the import map's files for pages without `blob:` in their CSP: `vendor/`
    * (React, react-dom, `@svc/react`, … as ES modules, content-hashed), `loader.esm.js` and
    * `importmap.json` (URLs relative to the directory, with integrity). Skipped, with a note,
-   * when those packages are not installed beside the server. Default: true.
+   * when those packages are not installed beside the server. Default: false (`svc build`
+   * turns it on).
    */
   importMap?: boolean;
   /** Called with a short line whenever the build moves on (bundling, writing n/total). */
@@ -221,7 +222,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const [finished, servers, vendor] = await Promise.all([
     bundleAll(components, bundleOptions),
     (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
-    (options.importMap ?? true) ? vendorOrNote(progress) : undefined,
+    options.importMap === true ? vendorOrNote(progress) : undefined,
   ]);
 
   const output = new OutputWriter(outDir);
