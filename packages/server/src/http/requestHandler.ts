@@ -274,6 +274,10 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
       });
     case "vendor":
       // The import map's modules: content-hashed names, so each URL is one version for good.
+      // A name no build could have written is answered without building anything.
+      if (!/^[a-z0-9-]+\.[0-9a-f]{12}\.js$/.test(route.file)) {
+        throw new NotFoundError(`No vendor module at ${truncate(`${VENDOR_PATH}${route.file}`)}.`);
+      }
       return vendorModules().then(({ modules }) => {
         const file = [...modules.values()].find((m) => m.file === `${VENDOR_DIR}/${route.file}`);
         if (file === undefined) {
