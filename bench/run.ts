@@ -26,6 +26,8 @@ const groups: Record<string, Group | undefined> = {
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
   live: await optional("./live.ts", "benchLive"),
   size: await optional("./size.ts", "benchLoaderSize"),
+  ssr: await optional("./ssr.ts", "benchSsr"),
+  preload: await optional("./preload.ts", "benchPreload"),
 };
 
 const only = process.argv.slice(2);

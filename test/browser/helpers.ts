@@ -3,11 +3,13 @@
  * `node:http` server mounting the svc API, the loader built from source, component fixtures
  * written to a temporary directory.
  */
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, sep } from "node:path";
+import { crc32, deflateSync } from "node:zlib";
 import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
@@ -86,6 +88,11 @@ const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".json": "application/json; charset=utf-8",
   ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".ttf": "font/ttf",
+  ".woff2": "font/woff2",
 };
 
 /** A plain `node:http` server: test pages, the loader, static files, and the svc API. */
@@ -200,4 +207,41 @@ export async function openPage(
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   return { context, page, errors };
+}
+
+/** A real PNG of `size`×`size` pixels of noise (incompressible). */
+export function noisePng(size: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows: Buffer[] = [];
+  for (let y = 0; y < size; y++) {
+    // Filter byte 0, then pixels: the bytes of a hash chain, which no compressor shrinks.
+    rows.push(Buffer.concat([Buffer.alloc(1), pixels(size * 3, y)]));
+  }
+  return Buffer.concat([
+    Buffer.from("89504e470d0a1a0a", "hex"),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+function pixels(length: number, seed: number): Buffer {
+  const parts: Buffer[] = [];
+  let block = createHash("sha256").update(String(seed)).digest();
+  for (let n = 0; n < length; n += block.length) {
+    parts.push(block);
+    block = createHash("sha256").update(block).digest();
+  }
+  return Buffer.concat(parts).subarray(0, length);
 }

@@ -62,6 +62,14 @@ export default function Styled() {
   return <Box className="styled">styled</Box>;
 }
 `,
+  // A CSS module: the URL mode cannot load stylesheets yet and refuses it in one line.
+  "boxed/index.tsx": `import styles from "./Boxed.module.css";
+export default function Boxed() {
+  return <p className={styles.box}>boxed</p>;
+}
+`,
+  "boxed/Boxed.module.css": `.box { color: rgb(0, 0, 255); }
+`,
   "broken/index.tsx": `export default function Broken() {
   return <p>{</p>;
 }
@@ -136,6 +144,13 @@ describe("the no-blob CSP mode (import map + loader.esm.js)", () => {
             `${WIDGETS}<script type="module" src="/api/loader.esm.js" data-svc-api="/api"></script>`,
           ),
         },
+        "/css.html": {
+          headers,
+          body: page(
+            devMap,
+            `<div id="boxed">${widget("boxed")}</div><script type="module" src="/api/loader.esm.js" data-svc-api="/api"></script>`,
+          ),
+        },
         "/classic.html": {
           headers,
           body: page("", `${WIDGETS}<script src="/svc/loader.js"></script>`),
@@ -168,6 +183,11 @@ describe("the no-blob CSP mode (import map + loader.esm.js)", () => {
         `<div id="styled">${widget("styled")}</div>` +
         `<script type="module" src="/static/svc/loader.esm.js" data-svc-manifest="/static/svc/manifest.json"></script>`,
     );
+    const staticCssPage = page(
+      staticMap,
+      `<div id="boxed">${widget("boxed")}</div>` +
+        `<script type="module" src="/static/svc/loader.esm.js" data-svc-manifest="/static/svc/manifest.json"></script>`,
+    );
     // The same page over a copy whose `inner` bundle was changed after the build.
     const broken = join(work, "tampered");
     await cp(out, broken, { recursive: true });
@@ -177,7 +197,13 @@ describe("the no-blob CSP mode (import map + loader.esm.js)", () => {
 
     [browser, staticServer, tampered] = await Promise.all([
       launchBrowser(),
-      startTestServer({ staticDir: out, pages: { "/esm.html": { headers, body: staticPage } } }),
+      startTestServer({
+        staticDir: out,
+        pages: {
+          "/esm.html": { headers, body: staticPage },
+          "/css.html": { headers, body: staticCssPage },
+        },
+      }),
       startTestServer({ staticDir: broken, pages: { "/esm.html": { headers, body: staticPage } } }),
     ]);
   }, 120_000);
@@ -274,6 +300,18 @@ describe("the no-blob CSP mode (import map + loader.esm.js)", () => {
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it("refuses a component with a CSS module in one line naming the blob mode, in development and static mode", async () => {
+    for (const server of [dev, staticServer]) {
+      const { context, page: p } = await openPage(browser);
+      await p.goto(`${server.url}/css.html`);
+      await poll(() => p.locator("#boxed [role=alert]").textContent()).toMatch(
+        /Component "boxed" imports stylesheets .*moduleLoading: "url" does not load yet: use the default "blob" loading/,
+      );
+      expect(await p.locator("#boxed p").count()).toBe(0);
+      await context.close();
+    }
   });
 
   it("in static mode, a bundle whose bytes do not match the import map's integrity never runs", async () => {

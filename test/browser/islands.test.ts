@@ -15,7 +15,14 @@ import {
 } from "@svc/server";
 import type { Browser, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildLoaderOnce, launchBrowser, makeTempDir, removeDir, writeFiles } from "./helpers.ts";
+import {
+  buildLoaderOnce,
+  launchBrowser,
+  makeTempDir,
+  noisePng,
+  removeDir,
+  writeFiles,
+} from "./helpers.ts";
 
 const COMPONENTS: Record<string, string> = {
   "counter/index.tsx": `import { useState } from "react";
@@ -40,7 +47,40 @@ export default function Outer() {
   return <em className="inner">{label}</em>;
 }
 `,
+  // Styled the recommended way: a CSS module, plain CSS, an image; a nested styled component.
+  "card/index.tsx": `import "./card.css";
+import styles from "./card.module.css";
+import photo from "./photo.png";
+import { useComponent } from "@svc/react";
+import { useState } from "react";
+export default function Card({ title = "Card" }: { title?: string }) {
+  const Badge = useComponent<{ text: string }>("badge");
+  const [clicks, setClicks] = useState(0);
+  return (
+    <article className={"card " + styles.frame}>
+      <img className={styles.photo} src={photo} alt="" />
+      <h3 className={styles.title}>{title}</h3>
+      <Badge text="new" />
+      <button type="button" className="clicks" onClick={() => setClicks(clicks + 1)}>{clicks}</button>
+    </article>
+  );
+}
+`,
+  "card/card.css": ".card { padding: 12px; }\n",
+  "card/card.module.css":
+    ".frame { border: 3px solid rgb(1, 2, 3); }\n.photo { width: 16px; height: 16px; }\n.title { color: rgb(4, 5, 6); letter-spacing: 3px; }\n",
+  "badge/index.tsx": `import "./badge.css";
+export default function Badge({ text }: { text: string }) {
+  return <span className="badge">{text}</span>;
+}
+`,
+  "badge/badge.css": ".badge { color: rgb(7, 8, 9); }\n",
 };
+
+/** What a page with islands needs: no inline script or style, scripts from blob: (the loader). */
+const STRICT_CSP =
+  "default-src 'none'; script-src 'self' blob:; style-src 'self'; img-src 'self'; " +
+  "connect-src 'self'; base-uri 'none'; object-src 'none'";
 
 /** Bundle answers are held back this long, so parallel and sequential fetches differ. */
 const BUNDLE_DELAY_MS = 400;
@@ -51,6 +91,8 @@ let server: Server;
 let base: string;
 let islands: Handlers;
 const pages = new Map<string, string>();
+/** Pages served with a Content-Security-Policy header. */
+const policies = new Map<string, string>();
 /** Bundle requests: path and arrival time. */
 const bundleRequests: { path: string; at: number }[] = [];
 
@@ -62,7 +104,7 @@ beforeAll(async () => {
   ]);
   browser = launched;
   dir = root;
-  await writeFiles(dir, COMPONENTS);
+  await writeFiles(dir, { ...COMPONENTS, "card/photo.png": noisePng(12) as unknown as string });
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
   // The backend renders islands with a handler set of its own; the API serves the bundles.
   islands = createHandlers(registry, { logger: silentLogger });
@@ -75,7 +117,13 @@ beforeAll(async () => {
     const url = req.url ?? "/";
     const page = pages.get(url);
     if (page !== undefined) {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
+      const policy = policies.get(url);
+      res
+        .writeHead(200, {
+          "content-type": "text/html; charset=utf-8",
+          ...(policy === undefined ? {} : { "content-security-policy": policy }),
+        })
+        .end(page);
       return;
     }
     if (url === "/svc/loader.js" || url === "/svc/loader.dev.js") {
@@ -110,9 +158,10 @@ async function island(name: string, props: object, hydrate = "load"): Promise<st
 async function open(
   path: string,
   body: string,
-  options: { javaScript?: boolean; loader?: string } = {},
+  options: { javaScript?: boolean; loader?: string; csp?: string } = {},
 ) {
   const loader = options.loader ?? "/svc/loader.js";
+  if (options.csp !== undefined) policies.set(path, options.csp);
   pages.set(
     path,
     `<!doctype html><html><body>${body}<script src="${loader}"></script></body></html>`,
@@ -240,6 +289,54 @@ describe("islands", () => {
         BUNDLE_DELAY_MS / 2,
       );
       expect(tab.problems().filter((p) => /hydrat/i.test(p))).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("are styled by their own and nested components' CSS with JavaScript off, under a strict CSP", async () => {
+    const body = await island("card", { title: "Styled" });
+    expect(body).toMatch(
+      /^(<link rel="stylesheet" href="\/api\/bundles\/[\w.-]+\.css"[^>]*>){3}<div /,
+    );
+    const tab = await open("/styled-no-js.html", body, { javaScript: false, csp: STRICT_CSP });
+    const style = (selector: string, property: string) =>
+      tab.page
+        .locator(selector)
+        .first()
+        .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+    try {
+      // The CSS module's scoped class, the plain CSS and the nested component's CSS apply.
+      expect(await style("h3", "color")).toBe("rgb(4, 5, 6)");
+      expect(await style("h3", "letter-spacing")).toBe("3px");
+      expect(await style("article", "border-top-color")).toBe("rgb(1, 2, 3)");
+      expect(await style("article", "padding-top")).toBe("12px");
+      expect(await style(".badge", "color")).toBe("rgb(7, 8, 9)");
+      const img = tab.page.locator("article img");
+      await poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(
+        12,
+      );
+      expect(tab.bundlesRequested()).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("hydrate a styled island with no mismatch: the browser bundle gives the server's class names and URLs", async () => {
+    const body = await island("card", { title: "Styled" });
+    const tab = await open("/styled.html", body, { csp: STRICT_CSP, loader: "/svc/loader.dev.js" });
+    try {
+      await poll(async () => {
+        await tab.page.locator(".clicks").click();
+        return Number(await text(tab.page, ".clicks"));
+      }).toBeGreaterThan(0);
+      expect(tab.problems().filter((p) => /hydrat|match/i.test(p))).toEqual([]);
+      expect(tab.errors).toEqual([]);
+      expect(
+        await tab.page
+          .locator("h3")
+          .evaluate((el) => getComputedStyle(el).getPropertyValue("color")),
+      ).toBe("rgb(4, 5, 6)");
     } finally {
       await tab.close();
     }

@@ -31,6 +31,8 @@ export interface Expected {
   body?: Buffer;
   bodyIncludes?: string;
   bodyExcludes?: string;
+  /** Other headers: an exact value, a pattern, or `null` for absent. */
+  headers?: Record<string, string | RegExp | null>;
 }
 
 export interface Case {
@@ -60,6 +62,7 @@ export interface Case {
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const JS_TYPE = "application/javascript; charset=utf-8";
+export const CSS_TYPE = "text/css; charset=utf-8";
 export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const CORS_ORIGIN = "http://app.example";
 /** The one name besides IP addresses and localhost the "guarded" server answers. */
@@ -104,9 +107,17 @@ function error(status: number, kind: ErrorKind, name?: string): Expected {
 }
 
 export function conformanceCases(fx: Fixture): Case[] {
-  const names = ["broken", "greeting", "plain", "stuck", "thrower", "ui:card", "widgets.chart"].map(
-    (name) => ({ name }),
-  );
+  const names = [
+    "broken",
+    "gallery",
+    "greeting",
+    "plain",
+    "stuck",
+    "styled",
+    "thrower",
+    "ui:card",
+    "widgets.chart",
+  ].map((name) => ({ name }));
   const html = (bodyIncludes: string): Expected => ({
     status: 200,
     contentType: "text/html; charset=utf-8",
@@ -115,6 +126,9 @@ export function conformanceCases(fx: Fixture): Case[] {
   });
   const greeting = fx.prebuilt.greeting;
   const card = fx.prebuilt["ui:card"];
+  const files = fx.prebuiltFiles;
+  const stylesheet = files.stylesheet.slice("bundles/".length);
+  const asset = files.asset.slice("bundles/".length);
   // biome-ignore format: one case per line, so the table reads as a table
   const cases: Case[] = [
     // Listing
@@ -129,13 +143,30 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "bundles a prefixed name (raw colon)", path: "/bundles/ui:card.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
     { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
     { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "svg" } },
+    { title: "sends no Link header for a bundle that asks for no component", path: "/bundles/greeting.js", expect: { status: 200, headers: { link: null } } },
+    { title: "preloads the components a bundle asks for that exist (Link, relative to the bundle)", path: "/bundles/gallery.js", expect: { status: 200, contentType: JS_TYPE, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/ui:card\.js\?[0-9a-f]{12}>; rel=modulepreload$/ } } },
+    { title: "keeps the Link header on a 304", path: "/bundles/gallery.js", revalidate: true, expect: { status: 304, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, / } } },
     { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: Buffer.alloc(0) } },
+
+    // Stylesheets and assets
+    { title: "gives a component's whole stylesheet; without its hash in the URL, it revalidates", path: "/bundles/styled.css", expect: { status: 200, contentType: CSS_TYPE, cacheControl: "no-cache", etag: "present", bodyIncludes: ".styled {\n  color: rgb(1, 2, 3);" } },
+    { title: "gives a stylesheet that is immutable under its own hash only", path: "/bundles/styled.css", ownHash: true, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, etag: "present", bodyIncludes: ".styled" } },
+    { title: "answers 304 to a stylesheet the client has", path: "/bundles/styled.css", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
+    { title: "gives an empty stylesheet for a component without CSS", path: "/bundles/greeting.css", expect: { status: 200, contentType: CSS_TYPE, cacheControl: "no-cache", body: Buffer.alloc(0) } },
+    { title: "404 ComponentNotFound for the stylesheet of an unknown component", path: "/bundles/missing.css", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "500 BundleError for the stylesheet of a component that does not bundle", path: "/bundles/broken.css", expect: error(500, "BundleError", "broken") },
+    { title: "422 InvalidComponentName for the stylesheet of a malformed name", path: "/bundles/a..b.css", expect: error(422, "InvalidComponentName") },
+    { title: "404 NotFound for a stylesheet of a bundle the server does not hold", path: "/bundles/card-0123456789ab.css", expect: error(404, "NotFound") },
+    { title: "404 NotFound for an asset the server does not hold", path: "/bundles/assets/logo-ABCD2345.png", expect: error(404, "NotFound") },
+    { title: "404 NotFound for an asset path leaving the assets", path: "/bundles/assets/..%2F..%2Fmanifest.json", expect: error(404, "NotFound") },
 
     // Metadata
     { title: "gives metadata from schema.json", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", description: "Says hello.", version: "1.0.0" } } },
     { title: "gives minimal metadata without schema.json", path: "/bundles/plain/metadata", expect: { ...jsonOk, jsonSubset: { name: "plain", title: "plain", description: "", properties: {} } } },
     { title: "gives metadata of a prefixed name", path: "/bundles/ui:card/metadata", expect: { ...jsonOk, jsonSubset: { name: "ui:card" } } },
+    { title: "lists the components a bundle asks for by a literal name in metadata", path: "/bundles/gallery/metadata", expect: { ...jsonOk, jsonSubset: { name: "gallery", dependencies: ["greeting", "missing", "ui:card"] } } },
+    { title: "lists no dependencies for a component that asks for none", path: "/bundles/plain/metadata", expect: { ...jsonOk, jsonSubset: { dependencies: [] } } },
     { title: "answers 304 to metadata the client has", path: "/bundles/greeting/metadata", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
 
     // Errors
@@ -165,6 +196,7 @@ export function conformanceCases(fx: Fixture): Case[] {
 
     // CORS (the dev server is configured to allow CORS_ORIGIN)
     { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },
+    { title: "lets the configured origin read a bundle's Link header", path: "/bundles/gallery.js", headers: { origin: CORS_ORIGIN }, expect: { status: 200, headers: { "access-control-allow-origin": CORS_ORIGIN, "access-control-expose-headers": "Link" } } },
     { title: "answers a CORS preflight", method: "OPTIONS", path: "/bundles/greeting.js", headers: { origin: CORS_ORIGIN, "access-control-request-method": "GET" }, expect: { status: 204 } },
 
     // The loader script
@@ -181,10 +213,17 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: `/bundles/ui%3Acard.js?${card.hash}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
     { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
     { config: "prebuilt", title: "gives the manifest's hash in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", hash: greeting.hash } } },
+    { config: "prebuilt", title: "gives the manifest's dependencies in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { dependencies: ["gone", "ui:card"] } } },
+    { config: "prebuilt", title: "preloads the manifest's dependencies that exist, with their hashes", path: `/bundles/greeting.js?${greeting.hash}`, expect: { status: 200, headers: { link: `<./ui:card.js?${card.hash}>; rel=modulepreload` } } },
     { config: "prebuilt", title: "serves manifest.json as a static file", path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", etag: "present", jsonSubset: { greeting: { file: greeting.file, hash: greeting.hash } } } },
     { config: "prebuilt", title: "serves a hashed bundle file", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: greeting.code } },
     { config: "prebuilt", title: "serves a file-safe named bundle file", path: `/static/${card.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: card.code } },
     { config: "prebuilt", title: "answers 304 to a static file the client has", path: `/static/${greeting.file}`, revalidate: true, expect: { status: 304, contentType: null, cacheControl: IMMUTABLE, etag: "present" } },
+    { config: "prebuilt", title: "gives a pre-built component's stylesheet from its files", path: "/bundles/greeting.css", expect: { status: 200, contentType: CSS_TYPE, cacheControl: "no-cache", etag: "present", body: files.css } },
+    { config: "prebuilt", title: "serves a pre-built stylesheet under the API, immutable", path: `/bundles/${stylesheet}`, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: files.css } },
+    { config: "prebuilt", title: "serves a pre-built asset under the API, immutable", path: `/bundles/${asset}`, expect: { status: 200, contentType: "image/svg+xml", cacheControl: IMMUTABLE, etag: "present", body: files.svg } },
+    { config: "prebuilt", title: "serves a stylesheet file", path: `/static/${files.stylesheet}`, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, etag: "present", body: files.css } },
+    { config: "prebuilt", title: "serves an asset file", path: `/static/${files.asset}`, expect: { status: 200, contentType: "image/svg+xml", cacheControl: IMMUTABLE, etag: "present", body: files.svg } },
     { config: "prebuilt", title: "404 NotFound for a static file that does not exist", path: "/static/bundles/nope.js", expect: error(404, "NotFound") },
     { config: "prebuilt", title: "404 NotFound for a static path with ..", path: "/static/../manifest.json", expect: error(404, "NotFound") },
     { config: "prebuilt", title: "404 NotFound for a static path with .. inside the build directory", path: "/static/bundles/../manifest.json", expect: error(404, "NotFound"), whenNormalised: { path: "/static/manifest.json", expect: { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache" } } },
@@ -197,6 +236,9 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "static", title: "404 StaticMode for a bundle in static mode", path: "/bundles/greeting.js", expect: error(404, "StaticMode", "greeting") },
     { config: "static", title: "still gives metadata (with the manifest hash) in static mode", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", hash: greeting.hash } } },
     { config: "static", title: "still serves static files in static mode", path: `/static/${greeting.file}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, body: greeting.code } },
+    { config: "static", title: "404 StaticMode for a stylesheet in static mode", path: "/bundles/greeting.css", expect: error(404, "StaticMode", "greeting") },
+    { config: "static", title: "404 StaticMode for an asset under the API in static mode", path: `/bundles/${asset}`, expect: error(404, "StaticMode") },
+    { config: "static", title: "still serves stylesheets and assets as static files", path: `/static/${files.stylesheet}`, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, body: files.css } },
     { config: "static", title: "422 before 404 StaticMode for a malformed name", path: "/bundles/a..b.js", expect: error(422, "InvalidComponentName") },
     { config: "static", title: "404 NotFound for the live-reload stream in static mode", path: "/events", expect: error(404, "NotFound") },
 

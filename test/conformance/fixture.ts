@@ -16,7 +16,7 @@ export interface Prebuilt {
 }
 
 export interface Fixture {
-  /** Components without prefix: greeting, plain, broken, widgets.chart. */
+  /** Components without prefix: greeting, gallery, plain, broken, widgets.chart, …. */
   appDir: string;
   /** Components registered with the prefix "ui": ui:card. */
   uiDir: string;
@@ -27,6 +27,8 @@ export interface Fixture {
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
   buildDir: string;
   prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
+  /** greeting's stylesheet and asset in the build directory (paths relative to it). */
+  prebuiltFiles: { stylesheet: string; css: Buffer; asset: string; svg: Buffer };
   /** A fresh registry over both sources. */
   registry(): ComponentRegistry;
 }
@@ -46,7 +48,13 @@ const COMPONENTS: Record<string, string> = {
   "plain/index.ts": 'export default function Plain() {\n  return "plain";\n}\n',
   "broken/index.tsx": 'export { default } from "./Impl";\n',
   "broken/Impl.tsx": "export default function Impl() {\n  const x = ;\n  return x;\n}\n",
+  // Asks for components by literal names: two that exist, one that does not.
+  "gallery/index.tsx":
+    'import { ServerComponent, useComponent } from "@svc/react";\n// useComponent("commented") is no dependency\nexport default function Gallery() {\n  const Greeting = useComponent("greeting");\n  return <><Greeting /><ServerComponent name="ui:card" /><ServerComponent name="missing" /></>;\n}\n',
   "widgets/chart/index.tsx": "export default function Chart() {\n  return <svg />;\n}\n",
+  "styled/index.tsx":
+    'import "./styled.css";\nexport default function Styled() {\n  return <p className="styled">styled</p>;\n}\n',
+  "styled/styled.css": ".styled { color: rgb(1, 2, 3); }\n",
   // Islands: one that throws while rendering, one whose render never finishes.
   "thrower/index.tsx":
     'export default function Thrower() {\n  throw new Error("thrown on purpose");\n}\n',
@@ -88,14 +96,34 @@ export function createFixture(): Fixture {
     const file = `bundles/${fileSafeName(name)}.${hash}.js`;
     prebuilt[name] = { file, hash, code };
   }
+  const css = Buffer.from(".greeting{color:rgb(4,5,6)}\n");
+  const svg = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+  );
+  const prebuiltFiles = {
+    stylesheet: `bundles/greeting-${contentHash(css)}.css`,
+    css,
+    asset: "bundles/assets/logo-ABCD2345.svg",
+    svg,
+  };
+  const entries = Object.fromEntries(
+    Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
+  );
   writeTree(
     {
-      "manifest.json": JSON.stringify(
-        Object.fromEntries(
-          Object.entries(prebuilt).map(([n, p]) => [n, { file: p.file, hash: p.hash }]),
-        ),
-      ),
+      "manifest.json": JSON.stringify({
+        ...entries,
+        greeting: {
+          ...entries.greeting,
+          css: [{ file: prebuiltFiles.stylesheet }],
+          assets: [{ file: prebuiltFiles.asset }],
+          // greeting's dependencies: one the build holds, one nothing serves.
+          dependencies: ["gone", "ui:card"],
+        },
+      }),
       ...Object.fromEntries(Object.values(prebuilt).map((p) => [p.file, p.code.toString()])),
+      [prebuiltFiles.stylesheet]: css.toString(),
+      [prebuiltFiles.asset]: svg.toString(),
     },
     buildDir,
   );
@@ -109,6 +137,7 @@ export function createFixture(): Fixture {
     devLoaderCode,
     buildDir,
     prebuilt,
+    prebuiltFiles,
     registry() {
       const registry = new ComponentRegistry(appDir, { logger: silentLogger });
       registry.addSource(uiDir, { prefix: "ui" });

@@ -45,7 +45,10 @@ const COMPARED_HEADERS = [
   "vary",
   "access-control-allow-origin",
   "access-control-allow-methods",
+  "access-control-expose-headers",
+  "link",
   "x-content-type-options",
+  "content-security-policy",
 ] as const;
 
 export interface Answer {
@@ -162,6 +165,10 @@ function checkExpected(answer: Answer, expected: Expected): void {
     expect(answer.body.toString()).toContain(expected.bodyIncludes);
   if (expected.bodyExcludes !== undefined) {
     expect(answer.body.toString()).not.toContain(expected.bodyExcludes);
+  }
+  for (const [name, value] of Object.entries(expected.headers ?? {})) {
+    if (value instanceof RegExp) expect(answer.headers[name]).toMatch(value);
+    else expect(answer.headers[name]).toBe(value ?? undefined);
   }
 }
 

@@ -134,6 +134,15 @@ export function describeStoreExample(mode: Mode): void {
         return images.length === 6 && images.every((i) => (i as HTMLImageElement).naturalWidth > 0);
       });
 
+      // Styled by the components' CSS modules.
+      const card = await cards.first().evaluate((el) => {
+        const style = getComputedStyle(el);
+        return [style.borderRadius, style.display];
+      });
+      expect(card).toEqual(["10px", "flex"]);
+      const price = page.getByTestId("product-price").first();
+      expect(await price.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(29, 111, 66)");
+
       await cards.nth(4).click();
       await page.waitForURL(url("/product/5"));
       const detail = page.getByTestId("product-detail");
@@ -185,9 +194,10 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches bundles from /api/bundles/*.js and no static bundle files", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
-        const bundles = paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
-        expect(bundles.sort()).toEqual([
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        const bundles = () => paths().filter((p) => /^\/api\/bundles\/.+\.js$/.test(p));
+        await expect.poll(() => bundles().length, { timeout: 15_000 }).toBe(2);
+        expect(bundles().sort()).toEqual([
           "/api/bundles/store:product.js",
           "/api/bundles/store:product_list.js",
         ]);
@@ -198,17 +208,28 @@ export function describeStoreExample(mode: Mode): void {
       it("fetches only the manifest and static bundle files, never /api/bundles/*.js", async () => {
         const { page, paths, close } = await openFresh();
         await page.goto(url("/"));
-        await page.getByTestId("product-card").nth(5).waitFor();
+        // The cards come with the page (server-rendered): wait for the hydration's fetches.
+        await expect
+          .poll(() => paths().filter((p) => p.startsWith("/static/svc/bundles/")).length, {
+            timeout: 15_000,
+          })
+          .toBe(2);
         expect(paths().filter((p) => p.startsWith("/api/bundles"))).toEqual([]);
         expect(
           paths()
             .filter((p) => p.startsWith("/static/svc/"))
             .sort(),
-        ).toEqual([
-          `/static/svc/${manifest["store:product"]?.file}`,
-          `/static/svc/${manifest["store:product_list"]?.file}`,
-          "/static/svc/manifest.json",
-        ]);
+        ).toEqual(
+          [
+            `/static/svc/${manifest["store:product"]?.file}`,
+            `/static/svc/${manifest["store:product_list"]?.file}`,
+            // Their stylesheets, which the manifest lists beside them.
+            ...["store:product", "store:product_list"].flatMap((name) =>
+              (manifest[name]?.css ?? []).map((css) => `/static/svc/${css.file}`),
+            ),
+            "/static/svc/manifest.json",
+          ].sort(),
+        );
         // The API is there, in static mode: it would not serve a bundle anyway.
         const api = await fetch(url("/api/bundles/store:product.js"));
         expect(api.status).toBe(404);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
 // From source: a bare "@svc/server" resolves to the package's dist/ build under vitest.
 import {
+  build,
   ComponentRegistry,
   type DevServer,
   silentLogger,
@@ -26,6 +27,7 @@ import {
   writeFiles,
 } from "../browser/helpers.ts";
 import { CARD_FILES } from "./fixtures/card.ts";
+import { SHELF_FILES } from "./fixtures/shelf.ts";
 
 const EXAMPLES = fileURLToPath(
   new URL("../../packages/server/examples/components", import.meta.url),
@@ -86,7 +88,7 @@ beforeAll(async () => {
   uiDir = ui;
   liveApp = app.outputFiles[0]?.text ?? "";
   await cp(EXAMPLES, dir, { recursive: true });
-  await writeFiles(uiDir, CARD_FILES);
+  await writeFiles(uiDir, { ...CARD_FILES, ...SHELF_FILES });
   server = await serve();
 });
 
@@ -124,9 +126,12 @@ function poll<T>(fn: () => T | Promise<T>, timeout = 10_000) {
 const text = (page: Page, selector: string) =>
   page.locator(selector).first().textContent({ timeout: 1000 });
 
-/** Replaces `from` by `to` in a fixture file; returns a function that restores it. */
+/**
+ * Replaces `from` by `to` in a fixture file (below the examples' copy, or `ui:` below the ui
+ * source); returns a function that restores it.
+ */
 async function edit(file: string, from: string, to: string): Promise<() => Promise<void>> {
-  const path = join(dir, file);
+  const path = file.startsWith("ui:") ? join(uiDir, file.slice(3)) : join(dir, file);
   const before = await readFile(path, "utf8");
   if (!before.includes(from)) throw new Error(`${file} does not contain ${from}`);
   await writeFile(path, before.replace(from, to));
@@ -206,12 +211,21 @@ describe("the playground at /", () => {
     // No component in the URL: the first one opens.
     await poll(() => page.evaluate(() => location.hash)).toBe("#/carousel");
     const groups = await page.locator(".pg-group-title").allTextContents();
-    expect(groups).toEqual(["components5", "ui:1"]);
+    expect(groups).toEqual(["components5", "ui:3"]);
     expect(
       await page
         .locator(".pg-item")
         .evaluateAll((items) => items.map((i) => i.getAttribute("data-name"))),
-    ).toEqual(["carousel", "counter", "crasher", "greeting", "image", "ui:card"]);
+    ).toEqual([
+      "carousel",
+      "counter",
+      "crasher",
+      "greeting",
+      "image",
+      "ui:card",
+      "ui:shelf",
+      "ui:tile",
+    ]);
     await poll(() => text(page, '[data-name="counter"] .pg-item-desc')).toBe(
       "A number you can step up and down.",
     );
@@ -223,7 +237,7 @@ describe("the playground at /", () => {
     await page.keyboard.press("ArrowDown");
     await poll(() => page.evaluate(() => location.hash)).toBe("#/counter");
     await page.keyboard.press("Escape");
-    expect(await page.locator(".pg-item").count()).toBe(6);
+    expect(await page.locator(".pg-item").count()).toBe(8);
     // j / k outside the inputs move through the list.
     await page.locator(".pg-stage").click();
     await page.keyboard.press("j");
@@ -438,11 +452,7 @@ describe("live reload", () => {
     latencies.playgroundNested = await timeUntil(
       page,
       async () => {
-        restore = await edit(
-          "image/Image.tsx",
-          'className="svc-image"',
-          'className="svc-image" title="edited"',
-        );
+        restore = await edit("image/Image.tsx", "alt={alt}", 'alt={alt}\n      title="edited"');
       },
       () => document.querySelector(".pg-stage img")?.getAttribute("title") === "edited",
     );
@@ -630,21 +640,214 @@ describe("live reload", () => {
   });
 });
 
+describe("errors always visible", () => {
+  /** The line of `text` in a fixture file (1-based). */
+  const lineOf = async (file: string, text: string) =>
+    (await readFile(join(dir, file), "utf8")).split("\n").indexOf(text) + 1;
+
+  it("opens the image example without an error: it ships its own picture", async () => {
+    const { page, errors, close } = await open("/#/image");
+    const img = page.locator(".pg-stage img.svc-image");
+    await poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(
+      240,
+    );
+    expect(await page.locator(".pg-stage [data-svc-error]").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("a nested component that does not build shows its esbuild message and code frame, not a stale render; fixed, it comes back", async () => {
+    const { page, close } = await open("/#/carousel");
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    const restore = await edit("image/Image.tsx", "  return (", "  const broken = ;\n  return (");
+    const line = await lineOf("image/Image.tsx", "  const broken = ;");
+    try {
+      const error = page.locator('.pg-stage [data-svc-error="BundleLoad"]');
+      await poll(() => error.count()).toBe(1);
+      expect(await error.locator(".pg-error-kind").textContent()).toBe(
+        '"image" (loaded by carousel) does not build',
+      );
+      expect(await error.locator(".pg-error-message").textContent()).toBe(
+        `Image.tsx:${line}:18: Unexpected ";"`,
+      );
+      const frame = error.locator(".pg-frame-mapped");
+      await poll(() => frame.getAttribute("data-location")).toBe(
+        `component://image/Image.tsx:${line}:18`,
+      );
+      expect(await frame.locator(".pg-code-current").textContent()).toBe(
+        `${line}  const broken = ;`,
+      );
+      expect(await page.locator(".pg-stage img").count()).toBe(0);
+    } finally {
+      await restore();
+    }
+    // The fix recovers the carousel (whose boundary is the playground's): no reload, no retry.
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    expect(await page.locator(".pg-stage [data-svc-error]").count()).toBe(0);
+    await close();
+  });
+
+  it("a nested component that throws recovers on the next live change, without a boundary of the parent's own", async () => {
+    const { page, close } = await open("/#/carousel");
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    const restore = await edit(
+      "image/Image.tsx",
+      "  return (",
+      '  throw new Error("image broke");\n  return (',
+    );
+    try {
+      const error = page.locator('.pg-stage [data-svc-error="Render"]');
+      await poll(() => error.count()).toBe(1);
+      expect(await error.locator(".pg-error-kind").textContent()).toBe(
+        '"image" (loaded by carousel) threw while rendering',
+      );
+      expect(await error.locator(".pg-error-message").textContent()).toBe("Error: image broke");
+    } finally {
+      await restore();
+    }
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    expect(await page.locator(".pg-stage [data-svc-error]").count()).toBe(0);
+    await close();
+  });
+
+  it("a nested component that throws under the parent's own SvcErrorBoundary recovers on the next live change", async () => {
+    const { page, close } = await open("/#/ui:shelf");
+    await poll(() => text(page, ".pg-stage .tile")).toBe("a tile");
+    const restore = await edit(
+      "ui:tile/index.tsx",
+      "  return <p",
+      '  throw new Error("tile broke");\n  return <p',
+    );
+    try {
+      await poll(() => text(page, ".pg-stage .shelf-error")).toMatch(/^Render: .*tile broke/);
+      expect(await page.locator(".pg-stage .shelf").count()).toBe(1); // the shelf itself stands
+    } finally {
+      await restore();
+    }
+    await poll(() => text(page, ".pg-stage .tile")).toBe("a tile");
+    expect(await page.locator(".pg-stage .shelf-error").count()).toBe(0);
+    await close();
+  });
+
+  it("an invalid schema.json shows its real message in the props panel, and the component still renders", async () => {
+    const { page, close } = await open("/#/greeting");
+    await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
+    const restore = await edit(
+      "greeting/schema.json",
+      '"title": "Greeting",',
+      '"title": "Greeting",,',
+    );
+    try {
+      await poll(() => text(page, ".pg-panel .pg-schema-error")).toMatch(
+        /^greeting\/schema\.json: is not valid JSON/,
+      );
+      expect(await page.locator(".pg-panel").textContent()).not.toContain("does not build");
+      await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
+    } finally {
+      await restore();
+    }
+    await poll(() => page.locator(".pg-panel .pg-schema-error").count()).toBe(0);
+    await close();
+  });
+});
+
+describe("the playground over a build (svc serve --build-dir DIR --static)", () => {
+  let built: DevServer;
+  let buildDir: string;
+
+  beforeAll(async () => {
+    buildDir = await makeTempDir("svc-playground-build-");
+    await build({
+      registry: new ComponentRegistry(EXAMPLES, { logger: silentLogger }),
+      outDir: join(buildDir, "svc"),
+    });
+    // Served without sources, as a deployment would: the build alone.
+    built = await startDevServer({
+      registry: new ComponentRegistry(undefined, { logger: silentLogger }),
+      buildDir: join(buildDir, "svc"),
+      staticMode: true,
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+      logRequests: false,
+    });
+  });
+
+  afterAll(async () => {
+    await built?.close();
+    await removeDir(buildDir);
+  });
+
+  it("loads every component through the manifest, styled, listing only the build", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`${built.url}/#/counter`);
+    await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
+    // Its CSS module, from the build's stylesheet.
+    expect(
+      await page.locator(".pg-stage .svc-counter").evaluate((el) => getComputedStyle(el).display),
+    ).toBe("inline-flex");
+    expect(await text(page, ".pg-live-static")).toBe("static build");
+    expect(
+      await page
+        .locator(".pg-item")
+        .evaluateAll((items) => items.map((i) => i.getAttribute("data-name"))),
+    ).toEqual(["carousel", "counter", "crasher", "greeting", "image"]);
+    const manifest = JSON.parse(await readFile(join(buildDir, "svc/manifest.json"), "utf8"));
+    expect(await page.getByRole("link", { name: "bundle" }).getAttribute("href")).toBe(
+      `${built.url}/static/svc/${manifest.counter.file}`,
+    );
+    // (The carousel needs its images: a build carries no schema, so no defaults.)
+    for (const name of ["greeting", "image"]) {
+      await page.locator(`.pg-item[data-name="${name}"]`).click();
+      // Rendered: no error, nothing still loading (the stage's text says what is wrong).
+      await poll(async () =>
+        (await page.locator(".pg-stage [data-svc-error], .pg-stage .pg-loading").count()) === 0
+          ? "rendered"
+          : `${name}: ${await page.locator(".pg-stage").textContent()}`,
+      ).toBe("rendered");
+      expect(await page.locator(".pg-stage").textContent()).not.toMatch(/static mode/);
+    }
+    await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("screenshot", () => {
-  it("takes the screenshot of docs/playground.png", async () => {
-    const { page, close } = await open("/#/ui:card", { viewport: { width: 1440, height: 860 } });
-    await poll(() => text(page, ".pg-stage .card-name")).toBe("Ada Lovelace");
-    await page.locator('[data-prop="tags"]').getByRole("button", { name: "+ Add item" }).click();
-    await page
-      .locator('[data-prop="tags"]')
-      .getByRole("textbox", { name: "item 3", exact: true })
-      .fill("engines");
-    await poll(() => page.locator(".pg-stage .card-tags li").count()).toBe(3);
+  it("takes the screenshot of docs/playground.png, of the built-in components only", async () => {
+    const examples = await makeTempDir("svc-playground-shot-");
+    await cp(EXAMPLES, examples, { recursive: true });
+    const shot = await startDevServer({
+      registry: new ComponentRegistry(examples, { logger: silentLogger }),
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+      logRequests: false,
+    });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(`${shot.url}/#/image`);
+    const img = page.locator(".pg-stage img.svc-image");
+    await poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(
+      240,
+    );
+    await poll(() => page.locator(".pg-live-open").count()).toBe(1);
+    expect(
+      await page
+        .locator(".pg-item")
+        .evaluateAll((items) => items.map((i) => i.getAttribute("data-name"))),
+    ).toEqual(["carousel", "counter", "crasher", "greeting", "image"]);
+    await page.locator('[data-prop="alt"] input').fill("Hills under a sun");
     await page.locator(".pg-stage").click();
     await page.screenshot({ path: SCREENSHOT });
     const png = await readFile(SCREENSHOT);
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     if (!process.env.SVC_UPDATE_SCREENSHOT) await rm(SCREENSHOT);
-    await close();
+    await context.close();
+    await shot.close();
+    await removeDir(examples);
   });
 });

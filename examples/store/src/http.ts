@@ -77,9 +77,10 @@ export async function readForm(
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
-  // blob: lets the svc loader import bundles; goober injects a <style> element.
+  // blob: lets the svc loader import bundles. Components' CSS is applied as constructable
+  // stylesheets (fetched under connect-src), so styles need nothing inline either.
   "content-security-policy":
-    "default-src 'self'; script-src 'self' blob:; style-src 'self' 'unsafe-inline'; " +
+    "default-src 'self'; script-src 'self' blob:; style-src 'self'; " +
     "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
     "form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",

@@ -36,7 +36,12 @@ export {
   ISLAND_ATTRIBUTES,
   parseHydrate,
 } from "./islands.ts";
-export { MANIFEST_FILE, type Manifest, type ManifestEntry } from "./manifest.ts";
+export {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  type ManifestFile,
+} from "./manifest.ts";
 export type {
   BundleListEntry,
   ComponentMetadata,
@@ -60,6 +65,7 @@ export {
   MAX_NAME_LENGTH,
 } from "./names.ts";
 export {
+  BUNDLE_FILES_PATH,
   bundlePath,
   DEV_LOADER_PATH,
   ESM_LOADER_PATH,
@@ -68,5 +74,6 @@ export {
   LOADER_PATH,
   metadataPath,
   STATIC_PATH,
+  stylesheetPath,
   VENDOR_PATH,
 } from "./routes.ts";

@@ -1,6 +1,14 @@
 /** The file `svc build` writes beside `bundles/`. */
 export const MANIFEST_FILE = "manifest.json";
 
+/** A file a component's bundle refers to: one of its stylesheets, or an imported asset. */
+export interface ManifestFile {
+  /** Path relative to the build directory: `bundles/<stem>-<hash>.css`, `bundles/assets/…`. */
+  file: string;
+  /** Subresource-integrity value of the file (`sha384-<base64>`). */
+  integrity?: string;
+}
+
 /** One component in `manifest.json`. */
 export interface ManifestEntry {
   /** Path relative to the build directory: `bundles/<file_safe_name>.<hash>.js`. */
@@ -11,6 +19,20 @@ export interface ManifestEntry {
   integrity?: string;
   /** Size of the file in bytes. */
   size?: number;
+  /**
+   * The component's stylesheets, in cascade order: one content-hashed file per CSS file it
+   * imports (a file two components import is one file, applied once). The loader checks each
+   * against its `integrity` before applying it. Absent when the component has no CSS.
+   */
+  css?: ManifestFile[];
+  /** The files it imports as URLs (images, fonts, …), below `bundles/assets/`. */
+  assets?: ManifestFile[];
+  /**
+   * The components the bundle asks for by a literal name (see `ComponentMetadata`), sorted;
+   * absent when none. The loader fetches those the manifest
+   * lists, transitively, in parallel with the bundle.
+   */
+  dependencies?: string[];
   /**
    * The component built for Node, to render it on the server (islands): path relative to the
    * build directory (`server/<file_safe_name>.<hash>.cjs`) and its integrity. Never served.

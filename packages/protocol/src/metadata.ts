@@ -24,6 +24,12 @@ export interface ComponentMetadata {
   required: string[];
   /** First 12 hex characters of the SHA-256 of the bundle's bytes. */
   hash: string;
+  /**
+   * The components the bundle asks for by a literal name (`useComponent("image")`,
+   * `<ServerComponent name="image">`), found in its sources at bundle time, sorted; clients
+   * fetch them in parallel with the bundle. Names computed at run time are not listed.
+   */
+  dependencies: string[];
 }
 
 /** A listing entry (`GET {prefix}/bundles`). */

@@ -25,6 +25,19 @@ export function metadataPath(name: string): string {
   return `/bundles/${name}/metadata`;
 }
 
+/** A component's whole stylesheet (all its CSS, in cascade order), hash as cache-buster. */
+export function stylesheetPath(name: string, hash?: string): string {
+  return `/bundles/${name}.css${hash ? `?${hash}` : ""}`;
+}
+
+/**
+ * Where the files a bundle refers to are served, below the mount prefix: its stylesheets
+ * (`/bundles/<stem>-<hash>.css`) and assets (`/bundles/assets/<name>-<hash>.<ext>`). A bundle
+ * names them relative to its own URL (`./card-3f2a9c0b1d4e.css`, `./assets/logo-24WHYHIF.png`),
+ * so the same bytes work from the API and from a build directory or CDN.
+ */
+export const BUNDLE_FILES_PATH = "/bundles/";
+
 /** A component rendered to HTML on the server (`POST`, JSON props as the body). */
 export function islandPath(name: string): string {
   return `/bundles/${name}/html`;

@@ -1,5 +1,7 @@
 import { isSvcError, RenderError, type SvcError } from "@svc/runtime";
-import { Component, createElement, type ErrorInfo, type ReactNode } from "react";
+import { Component, type ContextType, createElement, type ErrorInfo, type ReactNode } from "react";
+import { revisionOf, subscribeRevisions } from "./componentRevision.ts";
+import { SvcContext } from "./svcContext.ts";
 
 export type ErrorFallback = ReactNode | ((error: SvcError, reset: () => void) => ReactNode);
 
@@ -20,10 +22,19 @@ interface State {
   failure: { error: unknown } | null;
 }
 
-/** Catches load and render errors of svc components; shows a readable message. */
+/**
+ * Catches load and render errors of svc components; shows a readable message. It starts over
+ * by itself when the component that failed gets a new version (live reload,
+ * `reloadComponent`) — also a component loaded deep inside through `useComponent` — so a fix
+ * shows without a page reload, wherever the boundary stands.
+ */
 export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
+  static override contextType = SvcContext;
+  declare context: ContextType<typeof SvcContext>;
   override state: State = { failure: null };
   private converted: { failure: State["failure"]; error: SvcError } | undefined;
+  /** Stops watching for a new version of the failed component. */
+  private unwatch: (() => void) | undefined;
 
   static getDerivedStateFromError(error: unknown): State {
     return { failure: { error } };
@@ -32,6 +43,7 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
   override componentDidCatch(_error: unknown, info: ErrorInfo): void {
     const error = this.error();
     if (error !== null) this.props.onError?.(error, info);
+    this.watch();
   }
 
   override componentDidUpdate(previous: SvcErrorBoundaryProps): void {
@@ -40,10 +52,29 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
     }
   }
 
+  override componentWillUnmount(): void {
+    this.unwatch?.();
+  }
+
   reset = (): void => {
+    this.unwatch?.();
+    this.unwatch = undefined;
     this.props.onReset?.();
     this.setState({ failure: null });
   };
+
+  /** Resets when the failed component's revision moves on (it was fetched again). */
+  private watch(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+    const name = this.error()?.component;
+    const queryClient = this.context?.queryClient;
+    if (name === undefined || queryClient === undefined) return;
+    const failedAt = revisionOf(queryClient, name);
+    this.unwatch = subscribeRevisions(queryClient, () => {
+      if (this.state.failure !== null && revisionOf(queryClient, name) !== failedAt) this.reset();
+    });
+  }
 
   /** The caught error as an svc error: a plain one thrown while rendering is a RenderError. */
   private error(): SvcError | null {

@@ -22,7 +22,17 @@ export interface ComponentQueryOptionsInput {
 export function componentQueryOptions(name: string, { client }: ComponentQueryOptionsInput) {
   return queryOptions({
     queryKey: svcQueryKeys.component(client, name),
-    queryFn: () => client.load(name),
+    queryFn: async ({ client: queryClient }) => {
+      const module = await client.load(name);
+      // The components it asks for by a literal name arrived with it (preloading): loaded
+      // into the cache now, they render in the same pass instead of suspending one by one.
+      const preloaded = (await client.loadPreloaded?.(name)) ?? new Map();
+      for (const [dependency, loaded] of preloaded) {
+        const key = svcQueryKeys.component(client, dependency);
+        if (queryClient.getQueryData(key) === undefined) queryClient.setQueryData(key, loaded);
+      }
+      return module;
+    },
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
     // A module namespace is not data to diff.

@@ -28,6 +28,18 @@ export function bumpRevision(queryClient: QueryClient, name: string): void {
   for (const listener of revisions.listeners) listener();
 }
 
+/** The current revision of `name` (0 until it was fetched again). */
+export function revisionOf(queryClient: QueryClient, name: string): number {
+  return revisionsOf(queryClient).counts.get(name) ?? 0;
+}
+
+/** Calls `listener` whenever any component of `queryClient` gets a new revision. */
+export function subscribeRevisions(queryClient: QueryClient, listener: () => void): () => void {
+  const { listeners } = revisionsOf(queryClient);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 export function useComponentRevision(queryClient: QueryClient, name: string): number {
   const subscribe = useCallback(
     (listener: () => void) => {

@@ -7,11 +7,13 @@ export type {
   SvcProps,
 } from "@svc/protocol";
 export {
+  adoptStylesheets,
   assertComponentName,
   BundleLoadError,
   type ComponentMetadata,
   type ComponentModule,
   ComponentNotFoundError,
+  type ComponentStylesheet,
   createSvcClient,
   ExportNotFoundError,
   getModuleRegistry,
@@ -31,6 +33,7 @@ export {
   type SvcClientOptions,
   SvcError,
   type SvcErrorKind,
+  stylesheetsOf,
 } from "@svc/runtime";
 export {
   type ComponentQueryOptionsInput,

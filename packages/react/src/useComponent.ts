@@ -1,12 +1,15 @@
 import type { KnownName, PropsFor } from "@svc/protocol";
 import {
+  adoptStylesheets,
   type ComponentModule,
+  type ComponentStylesheet,
   getComponentExport,
   SchemaValidationError,
   type SvcError,
+  stylesheetsOf,
 } from "@svc/runtime";
 import { useSuspenseQueries, useSuspenseQuery } from "@tanstack/react-query";
-import { type ComponentType, createElement, type ReactNode } from "react";
+import { type ComponentType, createElement, type ReactNode, useInsertionEffect } from "react";
 import { componentMetadataQueryOptions, componentQueryOptions } from "./componentQueryOptions.ts";
 import { SvcErrorBoundary } from "./SvcErrorBoundary.ts";
 import { useSvc } from "./svcContext.ts";
@@ -23,6 +26,7 @@ export interface UseComponentOptions {
 /**
  * A component served by svc, loaded the first time it renders and cached for good
  * (`["component", name, source]`, shared by every user of the provider's source, one fetch).
+ * Its stylesheets are applied while it is mounted (each once, however many use it).
  * Suspends while loading; a failure (not found, bundle error, missing export) is thrown to the
  * nearest error boundary, and so is an error thrown while the component renders, as a
  * `RenderError` naming this component (not the one that loaded it). In development, the
@@ -41,7 +45,7 @@ export function useComponent<P extends object = never, N extends string = string
   const [loaded] = useSuspenseQueries({ queries }, queryClient);
   const module = loaded?.data as ComponentModule;
   const component = getComponentExport(module, name, options.exportName) as ComponentType<object>;
-  return wrapperOf(component, name) as ComponentType<PropsFor<P, N>>;
+  return wrapperOf(component, name, stylesheetsOf(module)) as ComponentType<PropsFor<P, N>>;
 }
 
 const wrappers = new WeakMap<object, Map<string, ComponentType<never>>>();
@@ -51,7 +55,11 @@ const wrappers = new WeakMap<object, Map<string, ComponentType<never>>>();
  * development, checking its props first. One wrapper per component and name, so its identity
  * is stable from render to render.
  */
-function wrapperOf<P extends object>(component: ComponentType<P>, name: string): ComponentType<P> {
+function wrapperOf<P extends object>(
+  component: ComponentType<P>,
+  name: string,
+  stylesheets: readonly ComponentStylesheet[],
+): ComponentType<P> {
   let byName = wrappers.get(component);
   if (byName === undefined) {
     byName = new Map();
@@ -61,9 +69,10 @@ function wrapperOf<P extends object>(component: ComponentType<P>, name: string):
   if (existing !== undefined) return existing as ComponentType<P>;
   const wrapper: ComponentType<P> =
     process.env.NODE_ENV !== "production"
-      ? withPropsValidation(component, name)
+      ? withPropsValidation(component, name, stylesheets)
       : // biome-ignore lint/correctness/noComponentHookFactories: made once per component and cached above, so its identity is stable.
         function Scoped(props: P) {
+          useStylesheets(stylesheets);
           return scoped(name, component, props);
         };
   wrapper.displayName = `svc(${name})`;
@@ -75,9 +84,11 @@ function wrapperOf<P extends object>(component: ComponentType<P>, name: string):
 function withPropsValidation<P extends object>(
   component: ComponentType<P>,
   name: string,
+  stylesheets: readonly ComponentStylesheet[],
 ): ComponentType<P> {
   // biome-ignore lint/correctness/noComponentHookFactories: made once per component and cached by wrapperOf, so its identity is stable.
   return function Validated(props: P) {
+    useStylesheets(stylesheets);
     const { client, queryClient } = useSvc();
     const { data: metadata } = useSuspenseQuery(
       componentMetadataQueryOptions(name, { client }),
@@ -90,6 +101,14 @@ function withPropsValidation<P extends object>(
     }
     return scoped(name, component, props);
   };
+}
+
+/**
+ * Applies the component's stylesheets while it is mounted, before the browser paints it; a
+ * new version (another module, other stylesheets) replaces them as it replaces the component.
+ */
+function useStylesheets(stylesheets: readonly ComponentStylesheet[]): void {
+  useInsertionEffect(() => adoptStylesheets(stylesheets), [stylesheets]);
 }
 
 /**

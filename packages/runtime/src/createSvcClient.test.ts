@@ -32,6 +32,7 @@ interface Route {
   status?: number;
   body: string;
   type?: string;
+  link?: string;
 }
 
 function fakeServer(routes: Record<string, Route>) {
@@ -43,10 +44,11 @@ function fakeServer(routes: Record<string, Route>) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const route = routes[url];
     if (route === undefined) return new Response("no such route", { status: 404 });
-    return new Response(route.body, {
-      status: route.status ?? 200,
-      headers: { "content-type": route.type ?? "application/javascript" },
-    });
+    const headers: Record<string, string> = {
+      "content-type": route.type ?? "application/javascript",
+    };
+    if (route.link !== undefined) headers.link = route.link;
+    return new Response(route.body, { status: route.status ?? 200, headers });
   };
   return { fetch, requests };
 }
@@ -279,5 +281,176 @@ describe("createSvcClient", () => {
         ComponentNotFoundError,
       );
     });
+
+    it("refuses a component with stylesheets in one line, naming the blob mode, and preloads nothing", async () => {
+      const styled = 'import"./card-3f2a9c0b1d4e.css";export default 1;';
+      const server = fakeServer({
+        "http://x/static/svc/manifest.json": {
+          type: "application/json",
+          body: JSON.stringify({
+            card: {
+              file: "bundles/card.0123456789ab.js",
+              hash: "0123456789ab",
+              css: [{ file: "bundles/card-3f2a9c0b1d4e.css", integrity: "sha384-x" }],
+              dependencies: ["image"],
+            },
+          }),
+        },
+        "http://x/api/bundles/card.js": { body: styled, link: "<./image.js>; rel=modulepreload" },
+      });
+      const imported: string[] = [];
+      const importUrl = async (url: string): Promise<ComponentModule> => {
+        imported.push(url);
+        throw new TypeError("Failed to fetch dynamically imported module");
+      };
+      const options = {
+        baseUrl: "http://x/",
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl,
+      };
+      for (const client of [
+        createSvcClient({
+          ...options,
+          moduleLoading: "url",
+          manifestUrl: "/static/svc/manifest.json",
+        }),
+        createSvcClient({ ...options, moduleLoading: "url" }),
+      ]) {
+        const error = await client.load("card").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BundleLoadError);
+        expect((error as Error).message).toMatch(
+          /^Component "card" imports stylesheets .*moduleLoading: "url" does not load yet: use the default "blob" loading/,
+        );
+        expect((error as Error).message).not.toContain("\n");
+      }
+      // Static mode refuses before importing; neither mode fetches the dependency.
+      expect(imported).toEqual(["http://x/api/bundles/card.js"]);
+      expect(server.requests.filter((r) => r.includes("image"))).toEqual([]);
+    });
+  });
+});
+
+describe("createSvcClient: preloading", () => {
+  let saved: ModuleRegistry | undefined;
+  beforeEach(() => {
+    saved = globalThis.__MODULES__;
+    globalThis.__MODULES__ = { react: { marker: "shared-react" } };
+  });
+  afterEach(() => {
+    globalThis.__MODULES__ = saved;
+  });
+
+  const evaluated: string[] = [];
+  const importTracked = (code: string) => {
+    evaluated.push(code);
+    return importData(code);
+  };
+  const bundle = (name: string) => `export default ${JSON.stringify(name)};\n`;
+
+  it("fetches the bundles a response's Link header names at once, transitively and once each, without evaluating them", async () => {
+    const server = fakeServer({
+      "http://x/api/bundles/a.js": {
+        body: bundle("a"),
+        link: "<./b.js?bbbbbbbbbbbb>; rel=modulepreload, <./ui:c.js>; rel=modulepreload, </other/d.js>; rel=modulepreload, <./e.js>; rel=preload",
+      },
+      "http://x/api/bundles/b.js": {
+        body: bundle("b"),
+        link: "<./ui:c.js>; rel=modulepreload, <./a.js>; rel=modulepreload",
+      },
+      "http://x/api/bundles/ui:c.js": { body: bundle("c") },
+    });
+    evaluated.length = 0;
+    const client = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importTracked,
+    });
+    expect((await client.load("a")).default).toBe("a");
+    // a's headers named b and ui:c: both requested before a was even read, nothing else.
+    expect(server.requests.slice(0, 3)).toEqual([
+      "http://x/api/bundles/a.js [no-cache]",
+      "http://x/api/bundles/b.js [no-cache]",
+      "http://x/api/bundles/ui:c.js [no-cache]",
+    ]);
+    expect(evaluated).toHaveLength(1);
+    expect(evaluated[0]).toContain('"a"');
+    // Loading them takes the fetched code: no second request.
+    expect((await client.load("b")).default).toBe("b");
+    expect((await client.load("ui:c")).default).toBe("c");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("asks for the version load would (a recorded hash), not the one a Link header names", async () => {
+    const server = fakeServer({
+      "http://x/api/bundles/a.js": {
+        body: bundle("a"),
+        link: "<./b.js?old000000000>; rel=modulepreload",
+      },
+      "http://x/api/bundles/b.js?new000000000": { body: bundle("b") },
+    });
+    const client = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importData,
+      hashes: { b: "new000000000" },
+    });
+    await client.load("a");
+    await client.load("b");
+    expect(server.requests).toEqual([
+      "http://x/api/bundles/a.js [no-cache]",
+      "http://x/api/bundles/b.js?new000000000",
+    ]);
+  });
+
+  it("in static mode, fetches the manifest's dependencies in parallel with the bundle", async () => {
+    const manifest = {
+      a: { file: "bundles/a.1.js", hash: "1", dependencies: ["b", "missing"] },
+      b: { file: "bundles/b.2.js", hash: "2", dependencies: ["c"] },
+      c: { file: "bundles/c.3.js", hash: "3", integrity: await sri(bundle("c")) },
+    };
+    const server = fakeServer({
+      "http://x/svc/manifest.json": { body: JSON.stringify(manifest), type: "application/json" },
+      "http://x/svc/bundles/a.1.js": { body: bundle("a") },
+      "http://x/svc/bundles/b.2.js": { body: bundle("b") },
+      "http://x/svc/bundles/c.3.js": { body: bundle("c") },
+    });
+    const client = createSvcClient({
+      manifestUrl: "http://x/svc/manifest.json",
+      fetch: server.fetch,
+      importCode: importData,
+    });
+    await client.load("a");
+    expect(server.requests.slice(1).sort()).toEqual([
+      "http://x/svc/bundles/a.1.js",
+      "http://x/svc/bundles/b.2.js",
+      "http://x/svc/bundles/c.3.js",
+    ]);
+    expect((await client.load("c")).default).toBe("c");
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("preloads nothing with preload: false, and a failed preload is load's to report", async () => {
+    const server = fakeServer({
+      "http://x/api/bundles/a.js": { body: bundle("a"), link: "<./b.js>; rel=modulepreload" },
+    });
+    const off = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importData,
+      preload: false,
+    });
+    await off.load("a");
+    expect(server.requests).toEqual(["http://x/api/bundles/a.js [no-cache]"]);
+    const on = createSvcClient({
+      apiBase: "http://x/api",
+      fetch: server.fetch,
+      importCode: importData,
+    });
+    await on.load("a");
+    await expect(on.load("b")).rejects.toBeInstanceOf(ComponentNotFoundError);
+    // Forgotten: the next load asks again.
+    await expect(on.load("b")).rejects.toBeInstanceOf(ComponentNotFoundError);
+    expect(server.requests.filter((r) => r.includes("/b.js"))).toHaveLength(2);
   });
 });

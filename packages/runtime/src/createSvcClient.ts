@@ -11,12 +11,14 @@ import {
   BundleLoadError,
   ComponentNotFoundError,
   ExportNotFoundError,
+  IntegrityError,
   InvalidComponentNameError,
 } from "./errors.ts";
 import { type ComponentModule, importCode } from "./importCode.ts";
 import { verifyIntegrity } from "./integrity.ts";
 import { getModuleRegistry } from "./moduleRegistry.ts";
-import { rewriteImports } from "./rewriteImports.ts";
+import { rewriteModule } from "./rewriteImports.ts";
+import { type ComponentStylesheet, createStylesheet, setStylesheets } from "./stylesheets.ts";
 
 export type { ComponentMetadata, Manifest, ManifestEntry } from "@svc/protocol";
 
@@ -46,6 +48,13 @@ export interface SvcClientOptions {
   importUrl?: (url: string) => Promise<ComponentModule>;
   /** Base for relative URLs. Default `document.baseURI` in a page. */
   baseUrl?: string;
+  /**
+   * Fetch the components a bundle asks for by a literal name (`useComponent("image")`) in
+   * parallel with it, transitively: those its response's `Link: rel=modulepreload` header
+   * names (API), or its manifest entry's `dependencies` (static mode). They are fetched, not
+   * evaluated, until something loads them. Default: true.
+   */
+  preload?: boolean;
 }
 
 export interface LoadOptions {
@@ -68,6 +77,13 @@ export interface SvcClient {
    * load is forgotten so the next call tries again.
    */
   load(name: string, options?: LoadOptions): Promise<ComponentModule>;
+  /**
+   * The modules of the components `name`'s bundle preloaded (see the `preload` option),
+   * transitively, each loaded (evaluated) now; those that fail are left out, for their own
+   * `load` to report. Call after `load(name)`: what a framework layer puts in its cache so
+   * that rendering `name` does not suspend again for each of them.
+   */
+  loadPreloaded(name: string): Promise<Map<string, ComponentModule>>;
   /** The component's metadata from the API (cached like `load`). */
   loadMetadata(name: string): Promise<ComponentMetadata>;
   /** The manifest (static mode only; fetched once). */
@@ -112,7 +128,14 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     { hash: string | undefined; promise: Promise<ComponentModule> }
   >();
   const metadata = new Map<string, Promise<ComponentMetadata>>();
+  /** Stylesheets by URL: content-addressed, so fetched once however many components use them. */
+  const stylesheets = new Map<string, Promise<ComponentStylesheet>>();
   let manifest: Promise<{ url: URL; entries: Manifest }> | undefined;
+  const preload = options.preload ?? true;
+  /** Bundles fetched ahead (preloading), by name, until a `load` takes them. */
+  const ahead = new Map<string, { hash: string | undefined; fetched: Promise<Fetched> }>();
+  /** The names each bundle's response preloaded, by component (the latest fetch's). */
+  const preloads = new Map<string, readonly string[]>();
 
   const baseUrl = () =>
     options.baseUrl ?? (typeof document === "undefined" ? undefined : document.baseURI);
@@ -140,12 +163,94 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     return response;
   }
 
-  async function fetchFromApi(name: string, hash: string | undefined): Promise<string> {
+  /** A fetched bundle: its code, the URL it came from, and what checks its stylesheets. */
+  interface Fetched {
+    code: string;
+    url: string;
+    /** The integrity of each stylesheet the manifest lists, by URL. */
+    integrity?: ReadonlyMap<string, string>;
+    /** Integrity is in force (the bundle had one): a stylesheet without one is refused. */
+    strict?: boolean;
+  }
+
+  async function fetchFromApi(name: string, hash: string | undefined): Promise<Fetched> {
     const url = `${apiBase}${bundlePath(name, hash)}`;
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
-    return response.text();
+    // Its dependencies start now, while its body is still arriving.
+    if (preload) {
+      const names = preloadedNames(response, url, baseUrl());
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
+    }
+    return { code: await response.text(), url: absolute(url) };
+  }
+
+  /** `url` made absolute against the page (as `fetch` resolves it). */
+  function absolute(url: string): string {
+    try {
+      return new URL(url, baseUrl()).href;
+    } catch {
+      return url;
+    }
+  }
+
+  /**
+   * A stylesheet the bundle at `from` imports, fetched (once per URL), checked against its
+   * integrity when the manifest gives one, and made a constructable stylesheet.
+   */
+  function loadStylesheet(name: string, url: string, integrity: string | undefined) {
+    let pending = stylesheets.get(url);
+    if (pending === undefined) {
+      pending = (async () => {
+        const response = await request(name, url);
+        const bytes = await response.arrayBuffer();
+        if (integrity !== undefined) {
+          await verifyIntegrity(bytes, integrity, name, url, "stylesheet");
+        }
+        try {
+          return createStylesheet(url, new TextDecoder().decode(bytes));
+        } catch (error) {
+          throw new BundleLoadError(
+            name,
+            `Component "${name}": its stylesheet ${url} cannot be applied: ${(error as Error).message}`,
+            { cause: error, url },
+          );
+        }
+      })();
+      remember(stylesheets, url, pending, pending);
+    }
+    return pending;
+  }
+
+  /** `name`'s bundle: taken from a fetch started ahead, or fetched now. */
+  function fetchBundle(name: string, hash: string | undefined): Promise<Fetched> {
+    const started = ahead.get(name);
+    if (started !== undefined) {
+      ahead.delete(name);
+      if (manifestUrl !== undefined || started.hash === hash) return started.fetched;
+    }
+    return manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+  }
+
+  /**
+   * Starts fetching `name`'s bundle (not evaluating it) unless it is loaded or on its way: the
+   * version `load` would ask for, so `load` takes it. (A `Link` header's own `?<hash>` is not
+   * used: it may come from a copy of the parent cached for a year, naming an older version.)
+   */
+  function prefetch(name: string): void {
+    if (bundles.has(name) || ahead.has(name) || componentNameProblem(name) !== undefined) {
+      return;
+    }
+    const hash = manifestUrl === undefined ? hashes.get(name) : undefined;
+    const fetched = manifestUrl === undefined ? fetchFromApi(name, hash) : fetchFromManifest(name);
+    const entry = { hash, fetched };
+    ahead.set(name, entry);
+    fetched.catch(() => {
+      // A failure is load's to report, if anything loads it; it may be retried then.
+      if (ahead.get(name) === entry) ahead.delete(name);
+    });
   }
 
   function loadManifestEntries() {
@@ -187,17 +292,34 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     return manifest;
   }
 
-  async function fetchFromManifest(name: string): Promise<string> {
+  async function fetchFromManifest(name: string): Promise<Fetched> {
     const { url: manifestHref, entries } = await loadManifestEntries();
     const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
     if (entry === undefined || typeof entry.file !== "string") {
       throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
     }
+    if (preload) {
+      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
+      preloads.set(name, names);
+      for (const dependency of names) prefetch(dependency);
+    }
     const url = new URL(entry.file, manifestHref).href;
+    // The manifest names the stylesheets too: fetched alongside the bundle, not after it.
+    const integrity = new Map<string, string>();
+    for (const sheet of Array.isArray(entry.css) ? entry.css : []) {
+      const sheetUrl = new URL(sheet.file, manifestHref).href;
+      if (typeof sheet.integrity === "string") integrity.set(sheetUrl, sheet.integrity);
+      loadStylesheet(name, sheetUrl, sheet.integrity).catch(() => {});
+    }
     const response = await request(name, url);
     const bytes = await response.arrayBuffer();
     if (entry.integrity !== undefined) await verifyIntegrity(bytes, entry.integrity, name, url);
-    return new TextDecoder().decode(bytes);
+    return {
+      code: new TextDecoder().decode(bytes),
+      url,
+      integrity,
+      strict: entry.integrity !== undefined,
+    };
   }
 
   /**
@@ -218,12 +340,20 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
       }
       url = new URL(entry.file, manifestHref).href;
+      if (Array.isArray(entry.css) && entry.css.length > 0) throw noStylesheets(name, url);
     }
     try {
       return await importUrl(url);
     } catch (error) {
       // Throws the server's answer when the URL fails.
-      await request(name, url, { cache: "no-cache" });
+      const response = await request(name, url, { cache: "no-cache" });
+      // The browser refuses a `.css` file as a module: say so rather than "failed to fetch".
+      const code = await Promise.resolve()
+        .then(() => response.text())
+        .catch(() => "");
+      if (STYLESHEET_IMPORT.test(code)) {
+        throw noStylesheets(name, url, error);
+      }
       throw new BundleLoadError(
         name,
         `Component "${name}" failed to load from ${url}: ${error instanceof Error ? error.message : String(error)}`,
@@ -234,11 +364,33 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
     if (byUrl) return importBundle(name, hash);
-    const code =
-      manifestUrl === undefined ? await fetchFromApi(name, hash) : await fetchFromManifest(name);
-    const rewritten = rewriteImports(code, { component: name, modules: getModuleRegistry() });
+    const fetched = await fetchBundle(name, hash);
+    const rewritten = rewriteModule(fetched.code, {
+      component: name,
+      modules: getModuleRegistry(),
+      url: fetched.url,
+    });
+    const sheets = Promise.all(
+      rewritten.stylesheets.map((specifier) => {
+        const url = new URL(specifier, fetched.url).href;
+        const integrity = fetched.integrity?.get(url);
+        if (fetched.strict === true && integrity === undefined) {
+          // Integrity is in force: a stylesheet the manifest does not vouch for is refused.
+          return Promise.reject(
+            new IntegrityError(
+              name,
+              `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
+              { url },
+            ),
+          );
+        }
+        return loadStylesheet(name, url, integrity);
+      }),
+    );
+    sheets.catch(() => {});
+    let module: ComponentModule;
     try {
-      return await evaluate(rewritten);
+      module = await evaluate(rewritten.code);
     } catch (error) {
       throw new BundleLoadError(
         name,
@@ -246,9 +398,11 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         { cause: error },
       );
     }
+    setStylesheets(module, await sheets);
+    return module;
   }
 
-  return {
+  const svcClient: SvcClient = {
     apiBase,
     manifestUrl,
     source: manifestUrl === undefined ? `api:${apiBase}` : `manifest:${manifestUrl}`,
@@ -266,6 +420,28 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       const promise = loadBundle(name, hash);
       remember(bundles, name, { hash, promise }, promise);
       return promise;
+    },
+
+    async loadPreloaded(name) {
+      const modules = new Map<string, ComponentModule>();
+      const seen = new Set([name]);
+      const visit = async (parent: string): Promise<void> => {
+        const next = (preloads.get(parent) ?? []).filter((d) => !seen.has(d));
+        for (const dependency of next) seen.add(dependency);
+        await Promise.all(
+          next.map((dependency) =>
+            svcClient.load(dependency).then(
+              (module) => {
+                modules.set(dependency, module);
+                return visit(dependency);
+              },
+              () => {},
+            ),
+          ),
+        );
+      };
+      await visit(name);
+      return modules;
     },
 
     loadMetadata(name) {
@@ -302,13 +478,68 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
+        ahead.clear();
+        preloads.clear();
         manifest = undefined;
       } else {
         bundles.delete(name);
         metadata.delete(name);
+        ahead.delete(name);
       }
     },
   };
+  return svcClient;
+}
+
+/**
+ * The components a bundle response names in `Link: <…>; rel=modulepreload`: bundle URLs of
+ * the same API (`./image.js?<hash>`, relative to the bundle), as names. Anything else a proxy
+ * or the app may have added is ignored.
+ */
+export function preloadedNames(response: Response, url: string, base?: string): string[] {
+  const header = response.headers.get("link");
+  if (header === null) return [];
+  let bundle: URL;
+  try {
+    bundle = new URL(response.url || url, base ?? "http://svc.invalid/");
+  } catch {
+    return [];
+  }
+  const directory = bundle.pathname.slice(0, bundle.pathname.lastIndexOf("/") + 1);
+  const names: string[] = [];
+  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(params)?.[1] ?? "";
+    if (!rel.toLowerCase().split(/\s+/).includes("modulepreload")) continue;
+    let link: URL;
+    try {
+      link = new URL(target, bundle);
+    } catch {
+      continue;
+    }
+    if (link.origin !== bundle.origin || !link.pathname.startsWith(directory)) continue;
+    const file = link.pathname.slice(directory.length);
+    if (!file.endsWith(".js") || file.includes("/")) continue;
+    let name: string;
+    try {
+      name = decodeURIComponent(file.slice(0, -3));
+    } catch {
+      continue;
+    }
+    if (componentNameProblem(name) === undefined) names.push(name);
+  }
+  return names;
+}
+
+/** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */
+const STYLESHEET_IMPORT = /\bimport\s*["']\.{1,2}\/[^"'\n]*\.css["']/i;
+
+/** A component with stylesheets asked for with `moduleLoading: "url"`, which cannot load them. */
+function noStylesheets(name: string, url: string, cause?: unknown): BundleLoadError {
+  return new BundleLoadError(
+    name,
+    `Component "${name}" imports stylesheets (CSS files or CSS modules), which moduleLoading: "url" does not load yet: use the default "blob" loading (loader.js) for it`,
+    { cause, url },
+  );
 }
 
 /** Imports a module by URL; bundlers are told to leave this `import()` alone. */

@@ -34,4 +34,14 @@ export {
   RUNTIME_MODULE_NAMES,
   type RuntimeModuleName,
 } from "./moduleRegistry.ts";
-export { type RewriteImportsOptions, rewriteImports } from "./rewriteImports.ts";
+export {
+  type RewriteImportsOptions,
+  type RewrittenModule,
+  rewriteImports,
+  rewriteModule,
+} from "./rewriteImports.ts";
+export {
+  adoptStylesheets,
+  type ComponentStylesheet,
+  stylesheetsOf,
+} from "./stylesheets.ts";

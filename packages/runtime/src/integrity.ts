@@ -16,6 +16,8 @@ export async function verifyIntegrity(
   integrity: string,
   component: string,
   url?: string,
+  /** What the bytes are, for the message. Default: `"bundle"`. */
+  what = "bundle",
 ): Promise<void> {
   const expected = new Map<Algorithm, string[]>();
   for (const token of integrity.trim().split(/\s+/)) {
@@ -40,7 +42,7 @@ export async function verifyIntegrity(
   if (subtle === undefined) {
     throw new IntegrityError(
       component,
-      `Component "${component}": cannot check the bundle's integrity because crypto.subtle is unavailable (the page is not a secure context; serve it over HTTPS or from localhost).`,
+      `Component "${component}": cannot check the ${what}'s integrity because crypto.subtle is unavailable (the page is not a secure context; serve it over HTTPS or from localhost).`,
       { url },
     );
   }
@@ -51,7 +53,7 @@ export async function verifyIntegrity(
   if (!(expected.get(strongest) ?? []).includes(actual)) {
     throw new IntegrityError(
       component,
-      `Component "${component}": the bundle${where} does not match its integrity ${strongest}-${expected.get(strongest)?.[0]} (got ${strongest}-${actual}); it was refused.`,
+      `Component "${component}": the ${what}${where} does not match its integrity ${strongest}-${expected.get(strongest)?.[0]} (got ${strongest}-${actual}); it was refused.`,
       { url },
     );
   }

@@ -2,7 +2,7 @@ import * as esbuild from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BundleLoadError, ExportNotFoundError, isSvcError, ModuleNotFoundError } from "./errors.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
-import { rewriteImports } from "./rewriteImports.ts";
+import { rewriteImports, rewriteModule } from "./rewriteImports.ts";
 
 const EXTERNALS = [
   "react",
@@ -293,3 +293,48 @@ function splitMap(code: string): { code: string; map: SourceMapJson } {
   body = body.replace(/\n\/\/# sourceURL=\S+$/, "");
   return { code: body, map: JSON.parse(json) as SourceMapJson };
 }
+
+describe("rewriteModule: stylesheets and import.meta", () => {
+  const modules = {} as ModuleRegistry;
+  // As svc writes a bundle: its code, then the imports of its stylesheets.
+  const code = [
+    "const size = 1;",
+    `const logo = new URL("./assets/logo-24WHYHIF.png", import.meta.url).href;`,
+    "export default () => [size, logo];",
+    `import "./theme-3f2a9c0b1d4e.css";`,
+    `import "./card.module-0123456789ab.css";`,
+    "",
+  ].join("\n");
+
+  it("lists the stylesheets the bundle imports, in order, and removes their imports in place", () => {
+    const rewritten = rewriteModule(code, { component: "card", modules, sourceURL: false });
+    expect(rewritten.stylesheets).toEqual([
+      "./theme-3f2a9c0b1d4e.css",
+      "./card.module-0123456789ab.css",
+    ]);
+    const lines = rewritten.code.split("\n").slice(1); // the prelude is the one line added
+    expect(lines[3]).toMatch(/^;\s+;?$/);
+    expect(lines[3]).toHaveLength(code.split("\n")[3]?.length ?? -1);
+    expect(lines[1]).toBe(code.split("\n")[1]); // without a URL, import.meta stays
+  });
+
+  it("gives import.meta.url the bundle's URL, keeping every column", async () => {
+    const url = "https://cdn.example/svc/bundles/card.0123456789ab.js";
+    const rewritten = rewriteModule(code, { component: "card", modules, url, sourceURL: false });
+    const line = rewritten.code.split("\n")[2] ?? "";
+    expect(line).toHaveLength(code.split("\n")[1]?.length ?? -1);
+    expect(line).not.toContain("import.meta");
+    const module = await evaluate(rewritten.code);
+    expect((module.default as () => unknown[])()[1]).toBe(
+      "https://cdn.example/svc/bundles/assets/logo-24WHYHIF.png",
+    );
+  });
+
+  it("still refuses other relative imports, and a stylesheet imported with bindings", () => {
+    for (const statement of [`import "./helper.js";`, `import styles from "./x.css";`]) {
+      expect(() => rewriteModule(statement, { component: "card", modules })).toThrow(
+        ModuleNotFoundError,
+      );
+    }
+  });
+});

@@ -25,6 +25,23 @@ export interface RewriteImportsOptions {
    * anonymous `blob:` URL. Default `component://<name>/bundle.js`; `false` adds none.
    */
   sourceURL?: string | false;
+  /**
+   * The URL the bundle was fetched from. `import.meta.url` in the rewritten code is this URL
+   * (not the `blob:` URL it runs from), so the bundle finds its assets relative to itself.
+   * Default: none (`import.meta` is left as it is).
+   */
+  url?: string;
+}
+
+/** A rewritten bundle and the stylesheets it imports. */
+export interface RewrittenModule {
+  code: string;
+  /**
+   * The specifiers of the stylesheets the bundle imports (`./card-3f2a9c0b1d4e.css`), in
+   * cascade order, as written: relative to the bundle's URL. Their imports are removed from
+   * the code; the loader applies them.
+   */
+  stylesheets: string[];
 }
 
 /** Expression the rewritten code reads runtime modules from. */
@@ -47,7 +64,17 @@ const ABSOLUTE_URL = /^(?:https?|data|blob):/i;
  * @throws BundleLoadError when the code cannot be lexed
  */
 export function rewriteImports(code: string, options: RewriteImportsOptions): string {
+  return rewriteModule(code, options).code;
+}
+
+/**
+ * {@link rewriteImports}, also returning the stylesheets the bundle imports: an import of a
+ * relative `.css` file for its effect only (`import "./card-3f2a9c0b1d4e.css";`, as svc
+ * writes them) is removed and listed instead of failing.
+ */
+export function rewriteModule(code: string, options: RewriteImportsOptions): RewrittenModule {
   const { component, modules } = options;
+  const stylesheets: string[] = [];
   let imports: readonly ImportSpecifier[];
   let exports: readonly ExportSpecifier[];
   try {
@@ -130,8 +157,18 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
   const starExported = new Set<string>();
 
+  let metaName: string | undefined;
   for (const record of imports) {
-    if (record.t === IMPORT_META) continue;
+    if (record.t === IMPORT_META) {
+      if (options.url === undefined) continue;
+      const text = code.slice(record.ss, record.se);
+      // Same length as `import.meta`, so every column stays where it was.
+      metaName ??= freeName(code, (n) => META_NAMES[n]);
+      if (text.length >= metaName.length) {
+        edits.push({ start: record.ss, end: record.se, text: metaName.padEnd(text.length, " ") });
+      }
+      continue;
+    }
     if (!isStatic(record) && record.t !== STATIC_SOURCE) {
       // Dynamic imports; those with a phase (`import.source(…)`, `import.defer(…)`) are left.
       if (record.t !== DYNAMIC || code.slice(record.ss, record.ss + 6) !== "import") continue;
@@ -145,6 +182,11 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
         component,
         `Component "${component}": cannot read the specifier of \`${code.slice(record.ss, record.se)}\`.`,
       );
+    }
+    if (isStylesheetImport(code, record, specifier)) {
+      stylesheets.push(specifier);
+      blank(record.ss, record.se);
+      continue;
     }
     if (!Object.hasOwn(modules, specifier)) {
       if (ABSOLUTE_URL.test(specifier)) continue;
@@ -229,6 +271,12 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
     if (pairs.length > 0) prelude.push(`export { ${pairs.join(", ")} };`);
   }
 
+  if (metaName !== undefined) {
+    prelude.push(
+      `const ${metaName} = Object.freeze({ url: ${JSON.stringify(options.url)}, resolve: (s) => new URL(s, ${JSON.stringify(options.url)}).href });`,
+    );
+  }
+
   if (dynamicHelper !== undefined) {
     // Registry modules resolve to the shared instance; anything else keeps native behaviour.
     prelude.push(
@@ -252,7 +300,18 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
   const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
   if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
-  return result;
+  return { code: result, stylesheets };
+}
+
+/** 11 characters each, the length of the `import.meta` they replace. */
+const META_NAMES = Array.from("_0123456789", (c) => `__svc_meta${c}`);
+
+/** `import "./x.css"` (a relative CSS file, for its effect only): a stylesheet of the bundle. */
+function isStylesheetImport(code: string, record: ImportSpecifier, specifier: string): boolean {
+  if (!/^\.\.?\//.test(specifier) || !/\.css$/i.test(specifier)) return false;
+  if (record.t !== STATIC || code.startsWith("export", record.ss)) return false;
+  // Nothing between the keyword and the specifier: no bindings.
+  return code.slice(record.ss + "import".length, record.s - 1).trim() === "";
 }
 
 /** 6 characters each, the length of the `import` keyword they replace. */

@@ -56,11 +56,12 @@ export class InvalidSchemaError extends SvcError {
 }
 
 export class StaticModeError extends SvcError {
-  constructor(name: string) {
+  /** @param name the component asked for, if any (a stylesheet or asset names none). */
+  constructor(name?: string) {
     super(
       "StaticMode",
       "Static mode is on: bundles are served as static files listed in manifest.json, not by this endpoint.",
-      { component: name },
+      name === undefined ? {} : { component: name },
     );
     this.name = "StaticModeError";
   }

@@ -1,6 +1,6 @@
 import { useComponent } from "@svc/react";
-import { styled } from "goober";
 import { Suspense } from "react";
+import styles from "./ProductList.module.css";
 
 export interface ListedProduct {
   id: number;
@@ -19,20 +19,6 @@ export interface ProductListProps {
 /** The props of `store:product`, which this component loads at run time. */
 type ProductProps = Omit<ListedProduct, "id"> & { mode?: "list" | "detail" };
 
-const Heading = styled("h1")`
-  margin: 0 0 20px;
-  font-size: 1.6rem;
-`;
-
-const Grid = styled("ul")`
-  list-style: none;
-  margin: 0;
-  padding: 0;
-  display: grid;
-  grid-template-columns: repeat(auto-fill, minmax(220px, 1fr));
-  gap: 20px;
-`;
-
 function Cards({ products }: { products: ListedProduct[] }) {
   // Loaded once for every card: useComponent shares one fetch and caches the module.
   const Product = useComponent<ProductProps>("store:product");
@@ -47,15 +33,15 @@ function Cards({ products }: { products: ListedProduct[] }) {
 export default function ProductList({ products, title = "Products" }: ProductListProps) {
   return (
     <section>
-      <Heading>{title}</Heading>
+      <h1 className={styles.heading}>{title}</h1>
       {products.length === 0 ? (
         <p>No products yet.</p>
       ) : (
-        <Grid data-testid="product-list">
+        <ul className={styles.grid} data-testid="product-list">
           <Suspense fallback={<li>Loading products…</li>}>
             <Cards products={products} />
           </Suspense>
-        </Grid>
+        </ul>
       )}
     </section>
   );

@@ -7,8 +7,17 @@ import { LIST_KEY, useComponentList } from "./useComponentList.ts";
 import { useHashRoute } from "./useHashRoute.ts";
 import { type LiveState, Workbench } from "./Workbench.tsx";
 
-/** The playground: providers, live-reload state, then the page. */
-export function App({ modules }: { modules: Readonly<Record<string, object>> }): ReactNode {
+/**
+ * The playground: providers, live-reload state, then the page. With `manifestUrl` (static
+ * mode) components load through the build's manifest, and nothing is live.
+ */
+export function App({
+  modules,
+  manifestUrl,
+}: {
+  modules: Readonly<Record<string, object>>;
+  manifestUrl?: string;
+}): ReactNode {
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } }),
   );
@@ -39,7 +48,12 @@ export function App({ modules }: { modules: Readonly<Record<string, object>> }):
   );
   return (
     <QueryClientProvider client={queryClient}>
-      <SvcProvider queryClient={queryClient} modules={modules} live={liveOptions}>
+      <SvcProvider
+        queryClient={queryClient}
+        modules={modules}
+        manifestUrl={manifestUrl}
+        live={manifestUrl === undefined ? liveOptions : false}
+      >
         <Playground live={live} />
       </SvcProvider>
     </QueryClientProvider>

@@ -26,7 +26,7 @@ export function ErrorView({ name, error, locations, retry, retryRef }: ErrorView
   return (
     <section className="pg-error" role="alert" data-svc-error={error.kind} aria-live="assertive">
       <header className="pg-error-head">
-        <span className="pg-error-kind">{headline(error)}</span>
+        <span className="pg-error-kind">{headline(error, name)}</span>
         <button
           type="button"
           className="pg-button"
@@ -49,7 +49,7 @@ export function ErrorView({ name, error, locations, retry, retryRef }: ErrorView
         </ul>
       ) : null}
       {locations !== undefined && locations.length > 0 && isBuildFailure(error) ? (
-        <CodeFrames name={name} locations={locations} />
+        <CodeFrames name={error.component ?? name} locations={locations} />
       ) : null}
       {cause instanceof Error && typeof cause.stack === "string" ? (
         <Stack stack={cause.stack} />
@@ -58,16 +58,23 @@ export function ErrorView({ name, error, locations, retry, retryRef }: ErrorView
   );
 }
 
-function headline(error: SvcError): string {
+function headline(error: SvcError, name: string): string {
+  // A component this one loads (useComponent) is named: the failure is that one's.
+  const which =
+    error.component !== undefined && error.component !== name
+      ? `"${error.component}" (loaded by ${name})`
+      : "The component";
   switch (error.kind) {
     case "Render":
-      return "The component threw while rendering";
+      return `${which} threw while rendering`;
     case "SchemaValidation":
-      return "The props do not match schema.json";
+      return which === "The component"
+        ? "The props do not match schema.json"
+        : `The props of ${which} do not match schema.json`;
     case "ComponentNotFound":
       return "No such component";
     default:
-      return isBuildFailure(error) ? "The component does not build" : "The component did not load";
+      return isBuildFailure(error) ? `${which} does not build` : `${which} did not load`;
   }
 }
 
@@ -153,6 +160,7 @@ function Stack({ stack }: { stack: string }): ReactNode {
         <Frame
           frame={frame}
           open={index === 0 || frame === own[0]}
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stack's frames have no identity but their place
           key={`${index}:${frame.file}`}
         />
       ))}

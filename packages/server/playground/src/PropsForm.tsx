@@ -240,6 +240,7 @@ function StringList({
   return (
     <fieldset className="pg-list" id={id}>
       {items.map((item, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: list items are plain values edited in place; a row is its position
         <div className="pg-list-row" key={index}>
           <input
             type="text"

@@ -47,6 +47,7 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
   const setBackground = (background: Background) => navigate({ ...route, background }, "replace");
   const [tab, setTab] = useState<"form" | "json">("form");
   const broken = live.broken.get(name);
+  const bundleHref = useBundleHref(name);
 
   return (
     <main className="pg-workbench">
@@ -61,7 +62,16 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
             </span>
           ) : null}
           <Updated live={live} name={name} />
-          <LiveBadge status={live.status} />
+          {client.manifestUrl === undefined ? (
+            <LiveBadge status={live.status} />
+          ) : (
+            <span
+              className="pg-live pg-live-static"
+              title={`Loaded through ${client.manifestUrl}: a build does not change`}
+            >
+              static build
+            </span>
+          )}
         </div>
         {shown?.description ? <p className="pg-desc">{shown.description}</p> : null}
       </header>
@@ -117,12 +127,7 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
         >
           Reload
         </button>
-        <a
-          className="pg-link"
-          href={`${client.apiBase}/bundles/${name}.js`}
-          target="_blank"
-          rel="noreferrer"
-        >
+        <a className="pg-link" href={bundleHref} target="_blank" rel="noreferrer">
           bundle
         </a>
         <a
@@ -155,7 +160,8 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
                 <ErrorView
                   name={name}
                   error={error}
-                  locations={broken?.locations}
+                  // The failing component's own positions: it may be one this one loads.
+                  locations={live.broken.get(error.component ?? name)?.locations}
                   retry={reset}
                   retryRef={retryRef}
                 />
@@ -193,14 +199,22 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
           </button>
         </div>
         <div className="pg-panel-body">
+          {broken?.error === "InvalidSchema" ? (
+            // The component builds: only its schema is broken, and this is why.
+            <p className="pg-schema-error" role="alert">
+              {broken.message}
+            </p>
+          ) : null}
           {tab === "json" || fields.length === 0 ? (
             <>
-              {fields.length === 0 && tab === "form" ? (
+              {fields.length === 0 && tab === "form" && broken?.error !== "InvalidSchema" ? (
                 <p className="pg-muted">
                   {shown !== undefined
                     ? "No props in schema.json: edit them as JSON."
                     : metadata === null
-                      ? "The schema is unavailable while the component does not build."
+                      ? broken !== undefined
+                        ? "The schema is unavailable while the component does not build."
+                        : "The metadata could not be loaded."
                       : "Loading the schema…"}
                 </p>
               ) : null}
@@ -219,6 +233,26 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
       </aside>
     </main>
   );
+}
+
+/**
+ * Where the raw bundle is: the API's endpoint, or in static mode the file the manifest names
+ * (the API serves no bundles there).
+ */
+function useBundleHref(name: string): string {
+  const { client } = useSvc();
+  const { data: manifest } = useQuery({
+    queryKey: ["playground", "manifest", client.manifestUrl],
+    queryFn: () => client.loadManifest(),
+    enabled: client.manifestUrl !== undefined,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  if (client.manifestUrl === undefined) return `${client.apiBase}/bundles/${name}.js`;
+  const entry =
+    manifest !== undefined && Object.hasOwn(manifest, name) ? manifest[name] : undefined;
+  return entry === undefined
+    ? client.manifestUrl
+    : new URL(entry.file, new URL(client.manifestUrl, document.baseURI)).href;
 }
 
 function LiveBadge({ status }: { status: LiveStatus }): ReactNode {

@@ -9,10 +9,14 @@ import "./playground.css";
 goober.setup(createElement);
 const modules = { "react-dom": ReactDOM, "react-dom/client": ReactDOMClient, goober };
 
+// In static mode `svc serve` names the build's manifest: components load through it.
+const manifestUrl =
+  document.querySelector<HTMLMetaElement>('meta[name="svc-manifest"]')?.content || undefined;
+
 const container = document.getElementById("root");
 if (container === null) throw new Error("svc playground: #root is missing from the page");
 ReactDOMClient.createRoot(container).render(
   <StrictMode>
-    <App modules={modules} />
+    <App modules={modules} manifestUrl={manifestUrl} />
   </StrictMode>,
 );

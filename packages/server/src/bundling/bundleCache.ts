@@ -5,13 +5,19 @@ import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
-import type { BundleOptions, Bundler } from "./bundler.ts";
+import type { BundleFile, BundleOptions, Bundler } from "./bundler.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
   readonly name: ComponentName;
   readonly code: Uint8Array;
   readonly hash: string;
+  /** Its stylesheets, in cascade order (see `BundleOutput.stylesheets`). */
+  readonly stylesheets: readonly BundleFile[];
+  /** The files it refers to by URL. */
+  readonly assets: readonly BundleFile[];
+  /** The components it asks for by a literal name (see `BundleOutput.dependencies`). */
+  readonly dependencies: readonly string[];
 }
 
 interface Entry extends CachedBundle {
@@ -52,11 +58,18 @@ export class BundleCache {
   readonly #bundleOptions: BundleOptions;
   readonly #timeoutMs: number;
   readonly #entries: ByteLru<ComponentName, Entry>;
+  /**
+   * The stylesheets and assets of the bundles built, by path (content-addressed, so never
+   * stale): kept while recently built or served, within a bound of their own.
+   */
+  readonly #files: ByteLru<string, Uint8Array>;
   readonly #inflight = new Map<ComponentName, Promise<Built>>();
 
   constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
     this.#bundler = bundler;
-    this.#entries = new ByteLru(options.maxBytes ?? 256 * 1024 * 1024, (e) => e.code.byteLength);
+    const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.#entries = new ByteLru(maxBytes, (e) => e.code.byteLength);
+    this.#files = new ByteLru(maxBytes, (bytes) => bytes.byteLength);
     this.#bundleOptions = options.bundleOptions ?? {};
     this.#timeoutMs = options.buildTimeoutMs ?? 30_000;
   }
@@ -93,6 +106,14 @@ export class BundleCache {
     return (await (this.#inflight.get(component.name) ?? this.#start(component))).entry;
   }
 
+  /**
+   * A stylesheet or asset of a bundle built here (`card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`), or undefined when none of the bundles built lately has it.
+   */
+  file(path: string): Uint8Array | undefined {
+    return this.#files.get(path);
+  }
+
   /** Forgets `name` (or everything). */
   invalidate(name?: ComponentName): void {
     if (name === undefined) this.#entries.clear();
@@ -108,9 +129,17 @@ export class BundleCache {
     if (entry.checkedTurn === turn) return entry;
     if (!entry.inputs.isFresh()) return undefined;
     entry.checkedTurn = turn;
-    // Recency is kept to the turn: the first hit of a turn makes the entry the most recent.
+    // Recency is kept to the turn: the first hit of a turn makes the entry the most recent,
+    // and its files with it.
     this.#entries.get(component.name);
+    this.#keepFiles(entry);
     return entry;
+  }
+
+  #keepFiles(entry: CachedBundle): void {
+    for (const file of filesOf(entry)) {
+      if (this.#files.get(file.path) === undefined) this.#files.set(file.path, file.bytes);
+    }
   }
 
   #start(component: Component): Promise<Built> {
@@ -153,13 +182,23 @@ export class BundleCache {
       entry: component.entry,
       code: output.code,
       hash: output.hash,
+      stylesheets: output.stylesheets ?? [],
+      assets: output.assets ?? [],
+      dependencies: output.dependencies ?? [],
       inputs,
       checkedTurn: -1,
     };
+    // Also when not cached (racy): the bundle is served, and its files are asked for next.
+    this.#keepFiles(entry);
     this.invalidate(component.name);
     if (!racy) this.#entries.set(component.name, entry);
     return { entry, racy };
   }
+}
+
+/** The stylesheets and assets of `entry`. */
+function filesOf(entry: CachedBundle): readonly BundleFile[] {
+  return entry.assets.length === 0 ? entry.stylesheets : [...entry.stylesheets, ...entry.assets];
 }
 
 /** `promise`, or a rejection with `timeoutError()` after `ms` (the promise itself runs on). */

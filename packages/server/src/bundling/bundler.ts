@@ -1,11 +1,28 @@
 import { createHash } from "node:crypto";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileSafeName, SHARED_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./bundleInputs.ts";
+import {
+  ASSETS_DIR,
+  ComponentFiles,
+  componentFilesPlugin,
+  explainMessage,
+  type Insertion,
+  resolveAssetUrls,
+  STYLESHEET_END,
+  shiftMappings,
+  splitStylesheets,
+  stylesheetFileName,
+  URL_EXTENSIONS,
+  usesCssModules,
+  withoutEndMarks,
+} from "./componentFiles.ts";
+import { detectDependencies, loadParser } from "./dependencies.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -28,6 +45,16 @@ export interface BundleOptions {
   target?: "browser" | "server";
 }
 
+/** A file a bundle refers to, served next to it: a stylesheet or an asset. */
+export interface BundleFile {
+  /**
+   * Path relative to the bundle's directory, as the bundle names it: `card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`. Content-addressed: the name changes whenever the bytes do.
+   */
+  path: string;
+  bytes: Uint8Array;
+}
+
 /** One finished bundle. */
 export interface BundleOutput {
   /** The exact bytes served. */
@@ -42,6 +69,19 @@ export interface BundleOutput {
    * it only `inputs` are re-checked.
    */
   resolutions?: Resolution[];
+  /**
+   * The component's stylesheets in cascade order, one per CSS file it imports; the bundle
+   * imports each (`import "./card-3f2a9c0b1d4e.css";`). Default: none.
+   */
+  stylesheets?: BundleFile[];
+  /** Files the bundle or its stylesheets refer to by URL (below `assets/`). Default: none. */
+  assets?: BundleFile[];
+  /**
+   * The components the bundle asks for by a literal name, sorted (`dependencies.ts`); found
+   * in the same build's inputs, so an edit that adds one shows in the next build. Browser
+   * builds only; optional for bundlers of your own (none are then preloaded).
+   */
+  dependencies?: string[];
 }
 
 /** Turns a component into a bundle. The default is esbuild, in-process; tests inject others. */
@@ -59,18 +99,35 @@ export function workingDirOf(components: readonly Component[]): string {
   return roots.reduce((common, root) => commonAncestor(common, root), roots[0] ?? process.cwd());
 }
 
+/** esbuild options as {@link createEsbuildOptions} makes them. */
+export type SvcEsbuildOptions = esbuild.BuildOptions & {
+  absWorkingDir: string;
+  outdir: string;
+  write: false;
+  metafile: true;
+};
+
+const filesOfOptions = new WeakMap<object, ComponentFiles>();
+
 /**
  * The one place esbuild options are made: the dev server (one entry) and `svc build` (all
  * entries in one pass) both call this, so the same sources and options give the same bytes.
+ * `readableNames` keeps identifiers when minifying: the second pass for components with CSS
+ * modules, whose minified class names (`a`, `b`) would be unique only within one build.
+ * `cssModules: false` leaves out the plugin that gives CSS modules their class names (the
+ * plugin costs every build a little), for components known to import none; minified, the
+ * plugin is there anyway (it marks where each CSS file ends).
  */
 export function createEsbuildOptions(
   components: readonly Component[],
-  options: BundleOptions = {},
-): esbuild.BuildOptions & { write: false; metafile: true } {
+  options: BundleOptions & { readableNames?: boolean; cssModules?: boolean } = {},
+): SvcEsbuildOptions {
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
+  const minify = options.minify ?? false;
   const server = options.target === "server";
-  return {
+  const files = new ComponentFiles();
+  const built: SvcEsbuildOptions = {
     absWorkingDir: workingDir,
     entryPoints: Object.fromEntries(components.map((c) => [fileSafeName(c.name), c.entry])),
     outdir: workingDir,
@@ -82,14 +139,33 @@ export function createEsbuildOptions(
     target: server ? "node22" : "es2020",
     jsx: "automatic",
     external: [...EXTERNALS],
-    minify: options.minify ?? false,
+    minifyWhitespace: minify,
+    minifySyntax: minify,
+    minifyIdentifiers: minify && options.readableNames !== true,
     sourcemap: (options.sourcemap ?? true) ? "external" : false,
     sourcesContent: true,
     charset: "utf8",
     legalComments: "none",
     define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    // Imported files are files of their own, never data: URLs (a CSP needs no data: source).
+    loader: Object.fromEntries(URL_EXTENSIONS.map((extension) => [extension, "file" as const])),
+    assetNames: `${ASSETS_DIR}/[name]-[hash]`,
+    plugins:
+      (options.cssModules ?? true) || minify
+        ? [componentFilesPlugin(files, { components, workingDir })]
+        : [],
     logLevel: "silent",
   };
+  filesOfOptions.set(built, files);
+  return built;
+}
+
+/** What the plugin of a {@link createEsbuildOptions} run saw (its stylesheets, made-up modules). */
+export function componentFilesOf(options: SvcEsbuildOptions): ComponentFiles {
+  const files = filesOfOptions.get(options);
+  if (files === undefined)
+    throw new Error("svc: these esbuild options were not made by createEsbuildOptions");
+  return files;
 }
 
 /** esbuild's output for one component, turned into the bytes svc serves. */
@@ -98,26 +174,128 @@ export interface FinishedOutput {
   hash: string;
 }
 
+export interface FinishOutputOptions {
+  /** Files the bundle imports for their effect (its stylesheets), as `./…` paths. */
+  imports?: readonly string[];
+  /** Assets the code imports (`assets/logo-24WHYHIF.png`): see `resolveAssetUrls`. */
+  assets?: readonly string[];
+  /** A server bundle (CommonJS): no stylesheet imports, asset URLs from the render worker. */
+  server?: boolean;
+  /** The file a source of the map stands for (made-up modules), else undefined. */
+  realPath?: (source: string, outputDir: string) => string | undefined;
+}
+
 /**
- * Appends the component's source map inline (sources rewritten to
- * `component://<name>/<path relative to the component>`) and hashes the result. Works on
- * esbuild's bytes: the code is never decoded, and of the map only its `sources` array is.
+ * Appends the imports of the component's stylesheets and its source map inline (sources
+ * rewritten to `component://<name>/<path relative to the component>`), and hashes the result.
+ * Works on esbuild's bytes: the code is never decoded, and of the map only its `sources` array
+ * is. The imports go after the code (import declarations take effect wherever they stand), so
+ * every line of the map stays where it was.
  */
 export function finishOutput(
   component: Component,
   js: esbuild.OutputFile,
   map: esbuild.OutputFile | undefined,
+  options: FinishOutputOptions = {},
 ): FinishedOutput {
   // Copied either way: esbuild's output files may be views into one buffer of the whole build.
-  let code: Buffer;
-  if (map === undefined) {
-    code = Buffer.from(js.contents);
-  } else {
-    const rewritten = rewriteSourceMap(component, map.contents, dirname(js.path));
-    const comment = `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`;
-    code = Buffer.concat([js.contents, Buffer.from(comment)]);
+  const resolved = resolveAssetUrls(
+    Buffer.from(js.contents),
+    options.assets ?? [],
+    options.server === true,
+  );
+  const parts: Uint8Array[] = [resolved.code];
+  // A server bundle is CommonJS: its stylesheets are the browser bundle's, linked by the island.
+  const imports = options.server === true ? [] : (options.imports ?? []);
+  if (imports.length > 0) {
+    parts.push(Buffer.from(imports.map((path) => `import ${JSON.stringify(path)};\n`).join("")));
   }
+  if (map !== undefined) {
+    const rewritten = rewriteSourceMap(
+      component,
+      map.contents,
+      dirname(js.path),
+      options.realPath,
+      resolved.insertions,
+    );
+    parts.push(
+      Buffer.from(
+        `//# sourceMappingURL=data:application/json;base64,${rewritten.toString("base64")}\n`,
+      ),
+    );
+  }
+  const code = Buffer.concat(parts);
   return { code, hash: contentHash(code) };
+}
+
+/** One component's share of an esbuild run, as svc serves it. */
+export interface FinishedComponent extends FinishedOutput {
+  stylesheets: BundleFile[];
+  assets: BundleFile[];
+  /** Whether its output holds a CSS module (see `readableNames` of {@link createEsbuildOptions}). */
+  cssModules: boolean;
+}
+
+/**
+ * Finds `component`'s output in an esbuild run made with {@link createEsbuildOptions}: its
+ * JavaScript (finished by {@link finishOutput}), its CSS cut into one stylesheet per source
+ * file, and the assets either refers to.
+ */
+export function finishComponent(
+  component: Component,
+  result: esbuild.BuildResult<{ write: false; metafile: true }>,
+  options: SvcEsbuildOptions,
+): FinishedComponent {
+  const files = componentFilesOf(options);
+  const { absWorkingDir: workingDir, outdir } = options;
+  const outputs = new Map(result.outputFiles.map((file) => [file.path, file]));
+  const base = join(outdir, fileSafeName(component.name));
+  const js = outputs.get(`${base}.js`);
+  if (js === undefined) {
+    throw new BundleError(component.name, [
+      {
+        text: `esbuild produced no JavaScript output (expected ${fileSafeName(component.name)}.js)`,
+      },
+    ]);
+  }
+  const map = options.sourcemap === false ? undefined : outputs.get(`${base}.js.map`);
+  const key = (path: string) => toPosix(relative(workingDir, path));
+  const meta = result.metafile.outputs[key(js.path)];
+  const cssKey = meta?.cssBundle;
+  const css = cssKey === undefined ? undefined : outputs.get(resolve(workingDir, cssKey));
+
+  const stylesheets: BundleFile[] = [];
+  const cssMeta = cssKey === undefined ? undefined : result.metafile.outputs[cssKey];
+  if (css !== undefined) {
+    const inputs = Object.keys(cssMeta?.inputs ?? {});
+    for (const part of splitStylesheets(css.text, files, inputs, workingDir)) {
+      const bytes = Buffer.from(part.text);
+      stylesheets.push({ path: stylesheetFileName(part.stem, bytes), bytes });
+    }
+  }
+  const assetKeys = new Set<string>();
+  for (const record of [...(meta?.imports ?? []), ...(cssMeta?.imports ?? [])]) {
+    if (record.kind === "file-loader" || record.kind === "url-token") assetKeys.add(record.path);
+  }
+  const assets: BundleFile[] = [];
+  for (const assetKey of [...assetKeys].sort()) {
+    const file = outputs.get(resolve(workingDir, assetKey));
+    if (file === undefined) continue;
+    assets.push({ path: toPosix(relative(outdir, file.path)), bytes: Buffer.from(file.contents) });
+  }
+  const imported = (meta?.imports ?? []).filter((record) => record.kind === "file-loader");
+  const finished = finishOutput(component, js, map, {
+    imports: stylesheets.map((sheet) => `./${sheet.path}`),
+    server: options.format === "cjs",
+    assets: imported.map((record) => toPosix(relative(outdir, resolve(workingDir, record.path)))),
+    realPath: (source, outputDir) => files.realPath(source, outputDir),
+  });
+  return {
+    ...finished,
+    stylesheets,
+    assets,
+    cssModules: usesCssModules(Object.keys(meta?.inputs ?? {})),
+  };
 }
 
 /** SHA-256 of `bytes`, lowercase hex, first 12 characters. */
@@ -132,53 +310,93 @@ const MAP_HEAD = Buffer.from('{\n  "version": 3,\n  "sources": [');
  * `],` followed by one is the array's end whatever the file names contain.
  */
 const SOURCES_END = Buffer.from('],\n  "');
+const MAPPINGS_KEY = Buffer.from('\n  "mappings": "');
 
 /**
  * The map with its `sources` rewritten to `component://` URLs. Only the `sources` array is
  * parsed and replaced (the sources' content, usually most of the map, is copied as bytes);
  * a map of any other shape is parsed whole.
  */
-function rewriteSourceMap(component: Component, bytes: Uint8Array, outputDir: string): Buffer {
-  const map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function rewriteSourceMap(
+  component: Component,
+  bytes: Uint8Array,
+  outputDir: string,
+  realPath: FinishOutputOptions["realPath"],
+  insertions: readonly Insertion[] = [],
+): Buffer {
+  let map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A CSS module's text (in the map of the JavaScript it becomes) without svc's end mark.
+  if (map.includes(STYLESHEET_END)) map = Buffer.from(withoutEndMarks(map.toString("utf8")));
   const toUrl = (source: string) => {
-    const inside = relative(component.dir, resolve(outputDir, source)).split("\\").join("/");
+    const file = realPath?.(source, outputDir) ?? resolve(outputDir, source);
+    const inside = relative(component.dir, file).split("\\").join("/");
     return `component://${component.name}/${inside}`;
   };
   const start = MAP_HEAD.length - 1; // the `[`
   const end = map.indexOf(SOURCES_END, start) + 1; // just after the `]`
-  if (map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) && end > start) {
+  // `mappings` (base64 characters, `,` and `;` only) between its key and the next quote.
+  const mappingsStart = map.lastIndexOf(MAPPINGS_KEY) + MAPPINGS_KEY.length;
+  const mappingsEnd = map.indexOf(34, mappingsStart); // `"`
+  if (
+    map.subarray(0, MAP_HEAD.length).equals(MAP_HEAD) &&
+    end > start &&
+    mappingsStart > end + MAPPINGS_KEY.length &&
+    mappingsEnd !== -1
+  ) {
     const sources = JSON.parse(map.toString("utf8", start, end)) as string[];
+    const mappings =
+      insertions.length === 0
+        ? map.subarray(mappingsStart, mappingsEnd)
+        : Buffer.from(
+            shiftMappings(map.toString("latin1", mappingsStart, mappingsEnd), insertions),
+          );
     return Buffer.concat([
       map.subarray(0, start),
       Buffer.from(JSON.stringify(sources.map(toUrl))),
-      map.subarray(end),
+      map.subarray(end, mappingsStart),
+      mappings,
+      map.subarray(mappingsEnd),
     ]);
   }
-  const whole = JSON.parse(map.toString("utf8")) as { sources: string[]; sourceRoot?: string };
+  const whole = JSON.parse(map.toString("utf8")) as {
+    sources: string[];
+    sourceRoot?: string;
+    mappings: string;
+  };
   whole.sources = whole.sources.map(toUrl);
+  whole.mappings = shiftMappings(whole.mappings, insertions);
   delete whole.sourceRoot;
   return Buffer.from(JSON.stringify(whole));
 }
 
-/** Converts esbuild's messages into locations relative to the component directory. */
+/**
+ * Converts esbuild's messages into locations relative to the component directory (with what
+ * svc supports, for a kind of file it cannot bundle).
+ */
 export function toBundleErrorLocations(
   component: Component,
   workingDir: string,
   messages: readonly esbuild.Message[],
+  files?: ComponentFiles,
 ): BundleErrorLocation[] {
   return messages.map((m) => {
-    if (!m.location) return { text: m.text };
-    const absolute = isAbsolute(m.location.file)
-      ? m.location.file
-      : resolve(workingDir, m.location.file);
+    const text = explainMessage(m.text);
+    if (!m.location) return { text };
+    const absolute = messageFile(m.location.file, workingDir, files);
     return {
       file: relative(component.dir, absolute).split("\\").join("/"),
       line: m.location.line,
       column: m.location.column,
-      text: m.text,
+      text,
       lineText: m.location.lineText,
     };
   });
+}
+
+/** The absolute path of the file an esbuild message is located in. */
+export function messageFile(file: string, workingDir: string, files?: ComponentFiles): string {
+  if (isAbsolute(file)) return file;
+  return files?.realPath(file, workingDir) ?? resolve(workingDir, file);
 }
 
 /**
@@ -209,35 +427,85 @@ function isDeadService(error: unknown): boolean {
 /** The default bundler: esbuild's JavaScript API, in-process (one long-lived service). */
 export const esbuildBundler: Bundler = {
   async bundle(component, options = {}) {
-    const buildOptions = createEsbuildOptions([component], options);
-    const workingDir = buildOptions.absWorkingDir as string;
-    let result: esbuild.BuildResult<{ write: false; metafile: true }>;
-    try {
-      result = await runEsbuild(buildOptions);
-    } catch (error) {
-      const failure = error as esbuild.BuildFailure;
-      if (Array.isArray(failure.errors) && failure.errors.length > 0) {
-        throw new BundleError(
-          component.name,
-          toBundleErrorLocations(component, workingDir, failure.errors),
-          { cause: error },
-        );
-      }
-      throw new BundleError(component.name, [{ text: String(failure.message ?? error) }], {
-        cause: error,
-      });
+    // Without the CSS-module plugin unless the component may need it (esbuild is slower with
+    // any plugin); if its output shows a CSS module after all, built again with it.
+    const guess = options.minify === true || mayUseCssModules(component);
+    if (options.target !== "server") void loadParser();
+    let run = await bundleOnce(component, { ...options, cssModules: guess });
+    if (!guess && run.finished.cssModules) {
+      run = await bundleOnce(component, { ...options, cssModules: true });
     }
-    const js = result.outputFiles.find((f) => f.path.endsWith(".js"));
-    if (js === undefined) {
-      throw new BundleError(component.name, [{ text: "esbuild produced no JavaScript output" }]);
+    // Minified, a CSS module's class names would be esbuild's shortest (`a`, `b`), unique only
+    // within this build: built again keeping identifiers, they are the readable ones.
+    if (run.finished.cssModules && options.minify === true) {
+      run = await bundleOnce(component, { ...options, readableNames: true });
     }
-    const map = result.outputFiles.find((f) => f.path.endsWith(".js.map"));
-    const { inputs, resolutions } = readMetafile(result.metafile, workingDir);
-    checkInsideRoot(component, inputs, resolutions);
-    const { code, hash } = finishOutput(component, js, map);
-    return { code, hash, inputs, resolutions };
+    const { finished, inputs, resolutions } = run;
+    const output: BundleOutput = {
+      code: finished.code,
+      hash: finished.hash,
+      inputs,
+      resolutions,
+      stylesheets: finished.stylesheets,
+      assets: finished.assets,
+    };
+    if (options.target === "server") return output;
+    // From the final run's inputs: the module graph of the bundle that is served.
+    return { ...output, dependencies: await detectDependencies(inputs, component.name) };
   },
 };
+
+/** What {@link mayUseCssModules} found per component directory, by the directory's mtime. */
+const cssModulesSeen = new Map<string, { mtimeMs: number; found: boolean }>();
+
+/**
+ * Whether `component`'s directory holds a CSS module: the guess that decides whether its first
+ * build takes the CSS-module plugin along. Read once per change of the directory; a wrong
+ * guess costs a second build (the output shows the CSS module), never a wrong bundle.
+ */
+function mayUseCssModules(component: Component): boolean {
+  const mtimeMs = statSync(component.dir, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return true;
+  const seen = cssModulesSeen.get(component.dir);
+  if (seen?.mtimeMs === mtimeMs) return seen.found;
+  let found = true;
+  try {
+    found = readdirSync(component.dir).some((entry) => entry.endsWith(".module.css"));
+  } catch {
+    // unreadable: take the plugin along
+  }
+  if (cssModulesSeen.size > 10_000) cssModulesSeen.clear();
+  cssModulesSeen.set(component.dir, { mtimeMs, found });
+  return found;
+}
+
+async function bundleOnce(
+  component: Component,
+  options: BundleOptions & { readableNames?: boolean; cssModules?: boolean },
+): Promise<{ finished: FinishedComponent; inputs: string[]; resolutions: Resolution[] }> {
+  const buildOptions = createEsbuildOptions([component], options);
+  const workingDir = buildOptions.absWorkingDir;
+  const files = componentFilesOf(buildOptions);
+  let result: esbuild.BuildResult<{ write: false; metafile: true }>;
+  try {
+    result = await runEsbuild(buildOptions);
+  } catch (error) {
+    const failure = error as esbuild.BuildFailure;
+    if (Array.isArray(failure.errors) && failure.errors.length > 0) {
+      throw new BundleError(
+        component.name,
+        toBundleErrorLocations(component, workingDir, failure.errors, files),
+        { cause: error },
+      );
+    }
+    throw new BundleError(component.name, [{ text: String(failure.message ?? error) }], {
+      cause: error,
+    });
+  }
+  const { inputs, resolutions } = readMetafile(result.metafile, workingDir, files);
+  checkInsideRoot(component, inputs, resolutions);
+  return { finished: finishComponent(component, result, buildOptions), inputs, resolutions };
+}
 
 /**
  * The files esbuild read and how each import resolved, as absolute paths. Inputs that are no
@@ -246,24 +514,25 @@ export const esbuildBundler: Bundler = {
 export function readMetafile(
   metafile: esbuild.Metafile,
   workingDir: string,
+  files?: ComponentFiles,
 ): { inputs: string[]; resolutions: Resolution[] } {
-  const inputs: string[] = [];
-  const resolutions: Resolution[] = [];
+  const inputs = new Set<string>(files?.reads);
+  const resolutions: Resolution[] = [...(files?.resolutions ?? [])];
+  const fileOf = (key: string) =>
+    files?.realPath(key, workingDir) ?? (isFileInput(key) ? resolve(workingDir, key) : undefined);
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
-    if (!isFileInput(input)) continue;
-    const importer = resolve(workingDir, input);
-    inputs.push(importer);
+    const importer = fileOf(input);
+    if (importer === undefined) continue;
+    if (isFileInput(input)) inputs.add(importer);
     for (const record of imports) {
       if (record.original === undefined) continue;
-      const external = record.external === true || !isFileInput(record.path);
-      resolutions.push({
-        importer,
-        specifier: record.original,
-        path: external ? undefined : resolve(workingDir, record.path),
-      });
+      // Resolved by the plugin (made-up modules): recorded by it, with the file it found.
+      if (!isFileInput(record.path) && files?.virtual.has(record.path)) continue;
+      const path = record.external === true ? undefined : fileOf(record.path);
+      resolutions.push({ importer, specifier: record.original, path });
     }
   }
-  return { inputs, resolutions };
+  return { inputs: [...inputs], resolutions };
 }
 
 function isFileInput(path: string): boolean {

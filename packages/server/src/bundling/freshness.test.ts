@@ -224,6 +224,77 @@ const cases: Record<string, Change> = {
   },
 };
 
+const importing = (...specifiers: string[]) =>
+  `${specifiers.map((s) => `import ${JSON.stringify(s)};`).join("\n")}\nexport default function Card() { return "card"; }\n`;
+const svg = (text: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><title>${text}</title></svg>`;
+
+Object.assign(cases, {
+  "a CSS file the component imports edited": {
+    files: {
+      "components/card/card.css": `.card { content: "${OLD}"; }\n`,
+      ...card(importing("./card.css")),
+    },
+    before: OLD,
+    change: (root) => write(root, "components/card/card.css", `.card { content: "${NEW}"; }\n`),
+    after: NEW,
+  },
+  "a CSS file @imported by one it imports edited": {
+    files: {
+      "shared/base.css": `.base { content: "${OLD}"; }\n`,
+      "components/card/card.css": `@import "../../shared/base.css";\n.card { color: red; }\n`,
+      ...card(importing("./card.css")),
+    },
+    before: OLD,
+    change: (root) => write(root, "shared/base.css", `.base { content: "${NEW}"; }\n`),
+    after: NEW,
+  },
+  "a CSS module edited": {
+    files: {
+      "components/card/card.module.css": `.title { content: "${OLD}"; }\n`,
+      ...card(
+        `import styles from "./card.module.css";\nexport default function Card() { return styles.title; }\n`,
+      ),
+    },
+    before: OLD,
+    change: (root) =>
+      write(root, "components/card/card.module.css", `.title { content: "${NEW}"; }\n`),
+    after: NEW,
+  },
+  "a CSS module composed from edited": {
+    files: {
+      "components/card/base.module.css": `.base { content: "${OLD}"; }\n`,
+      "components/card/card.module.css": `.title { composes: base from "./base.module.css"; }\n`,
+      ...card(
+        `import styles from "./card.module.css";\nexport default function Card() { return styles.title; }\n`,
+      ),
+    },
+    before: OLD,
+    change: (root) =>
+      write(root, "components/card/base.module.css", `.base { content: "${NEW}"; }\n`),
+    after: NEW,
+  },
+  "an image a CSS url() names replaced": {
+    files: {
+      "components/card/dot.svg": svg(OLD),
+      "components/card/card.css": `.card { background: url(./dot.svg); }\n`,
+      ...card(importing("./card.css")),
+    },
+    before: OLD,
+    change: (root) => write(root, "components/card/dot.svg", svg(NEW)),
+    after: NEW,
+  },
+  "an imported image replaced": {
+    files: {
+      "components/card/dot.svg": svg(OLD),
+      ...card(`import dot from "./dot.svg";\nexport default function Card() { return dot; }\n`),
+    },
+    before: OLD,
+    change: (root) => write(root, "components/card/dot.svg", svg(NEW)),
+    after: NEW,
+  },
+} satisfies Record<string, Change>);
+
 function project(change: Pick<Change, "files" | "links">) {
   settleWrites();
   const root = writeTree({ ...PROJECT, ...change.files });
@@ -233,8 +304,16 @@ function project(change: Pick<Change, "files" | "links">) {
   const bundler = countingBundler();
   const registry = new ComponentRegistry(join(root, "components"), { logger: silentLogger });
   const handlers = createHandlers(registry, { bundler, logger: silentLogger });
-  const code = async () =>
-    Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
+  // The bundle, its stylesheet and the assets they name, as a page loads them.
+  const code = async () => {
+    let text =
+      Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8") +
+      Buffer.from((await handlers.getStylesheet?.(cn("card")))?.code ?? []).toString("utf8");
+    for (const [path] of text.matchAll(/assets\/[\w.-]+/g)) {
+      text += Buffer.from((await handlers.getBundleFile?.(path))?.body ?? []).toString("utf8");
+    }
+    return text;
+  };
   return { root, bundler, handlers, code };
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
@@ -242,6 +242,29 @@ describe("svc serve --build-dir", () => {
     expect(((await bundle.json()) as { error: string }).error).toBe("StaticMode");
     const metadata = await fetch(`${url}/api/bundles/card/metadata`);
     expect(((await metadata.json()) as { hash: string }).hash).toBe(card?.hash);
+    svc.child.kill("SIGTERM");
+    expect((await svc.exited).code).toBe(0);
+  });
+
+  it("serves a build without sources alone: its listing and minimal metadata, no built-in examples", async () => {
+    const cwd = writeTree(project);
+    expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
+    // Where it is deployed: the build, no components directory.
+    const deployed = writeTree({});
+    cpSync(join(cwd, "out"), join(deployed, "svc"), { recursive: true });
+    const svc = start(
+      ["serve", "--host", "127.0.0.1", "--port", "0", "--build-dir", "svc", "--static"],
+      deployed,
+    );
+    const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
+    expect(svc.output().stdout).toMatch(
+      /svc serving the build in .*svc \(no component sources here\)/,
+    );
+    const list = await fetch(`${url}/api/bundles`);
+    expect(await list.json()).toEqual([{ name: "card" }, { name: "ui.button" }]);
+    const metadata = await fetch(`${url}/api/bundles/card/metadata`);
+    expect(await metadata.json()).toMatchObject({ name: "card", title: "card", props: {} });
+    expect((await fetch(`${url}/api/bundles/carousel/metadata`)).status).toBe(404);
     svc.child.kill("SIGTERM");
     expect((await svc.exited).code).toBe(0);
   });

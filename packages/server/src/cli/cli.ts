@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { cac } from "cac";
 import * as esbuild from "esbuild";
+import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { consoleLogger } from "../logger.ts";
 import {
   BuildFailedError,
@@ -99,7 +100,12 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       "--static needs a build directory — pass --build-dir DIR (the output of svc build) or set SVC_BUILD_DIR",
     );
   }
-  const registry = createRegistry(config, logger);
+  // A build served where no sources are found is served alone: its components, its metadata
+  // (minimal records), never svc's built-in examples mixed in.
+  const buildOnly = buildDir !== undefined && config.builtinExamples;
+  const registry = buildOnly
+    ? new ComponentRegistry(undefined, { logger })
+    : createRegistry(config, logger);
   let server: DevServer;
   try {
     server = await startDevServer({
@@ -131,8 +137,12 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
     throw error;
   }
   const shown = host === "0.0.0.0" ? `http://localhost:${server.port}` : server.url;
-  const from = config.sources.map((s) => (s.prefix ? `${s.prefix}:${s.dir}` : s.dir)).join(", ");
-  logger.info(`svc serving ${registry.size} components from ${from}`);
+  if (buildOnly) {
+    logger.info(`svc serving the build in ${buildDir} (no component sources here)`);
+  } else {
+    const from = config.sources.map((s) => (s.prefix ? `${s.prefix}:${s.dir}` : s.dir)).join(", ");
+    logger.info(`svc serving ${registry.size} components from ${from}`);
+  }
   if (buildDir !== undefined) {
     logger.info(
       `  build:      ${buildDir}${config.serve.static ? " (static mode: the bundle endpoint answers 404)" : ""}`,

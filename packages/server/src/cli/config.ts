@@ -138,6 +138,12 @@ export interface ResolvedConfig {
   root: string;
   configFile: string | undefined;
   sources: { dir: string; prefix: string }[];
+  /**
+   * The sources are svc's built-in examples, because no `--components-dir`, no configured
+   * source and no `./components` was found. `svc serve` with a build directory then serves
+   * the build alone, never the examples mixed in.
+   */
+  builtinExamples: boolean;
   /** The declaration file of the components' props (`types`, `svc types --out`), if set. */
   types: string | undefined;
   build: {
@@ -181,6 +187,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
   const warnings: string[] = [];
 
   let sources: { dir: string; prefix: string }[];
+  let builtinExamples = false;
   if (flags.componentsDir !== undefined) {
     sources = [{ dir: existingDir(cwd, flags.componentsDir), prefix: checkPrefix(flags.prefix) }];
   } else {
@@ -202,6 +209,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     if (sources.length === 0) {
       const local = resolve(root, "components");
       const dir = isDirectory(local) ? local : BUILTIN_COMPONENTS_DIR;
+      builtinExamples = dir === BUILTIN_COMPONENTS_DIR;
       sources = [{ dir, prefix: checkPrefix(flags.prefix) }];
     }
   }
@@ -236,6 +244,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     root,
     configFile,
     sources,
+    builtinExamples,
     types:
       flags.types !== undefined
         ? typesFile(cwd, flags.types, "--out")

@@ -89,6 +89,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     live: options.staticMode === true ? false : (options.live ?? true),
   });
   const logRequests = options.logRequests ?? true;
+  // In static mode the playground loads components as a page would: through the manifest.
+  const playground =
+    options.staticMode === true && options.buildDir !== undefined
+      ? { manifestUrl: `${STATIC_PREFIX}manifest.json` }
+      : {};
 
   const server = createServer(
     {
@@ -119,7 +124,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       }
       const path = url.split("?")[0] ?? "/";
       const answer =
-        (req.method === "GET" || req.method === "HEAD") && playgroundResponse(handlers, path);
+        (req.method === "GET" || req.method === "HEAD") &&
+        playgroundResponse(handlers, path, playground);
       if (!answer) {
         writeNodeResponse(
           res,

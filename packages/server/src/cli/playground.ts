@@ -24,6 +24,14 @@ const ASSET_TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
+export interface PlaygroundOptions {
+  /**
+   * URL of the build's `manifest.json` in static mode: the playground loads components
+   * through it (the bundle endpoint answers 404 there). Default: none (through the API).
+   */
+  manifestUrl?: string;
+}
+
 /**
  * The playground's answers: the page at `/` and its hashed files below
  * {@link PLAYGROUND_PREFIX}; undefined for any other path. What `svc serve` adds to the API.
@@ -31,15 +39,26 @@ const ASSET_TYPES: Record<string, string> = {
 export function playgroundResponse(
   handlers: Handlers,
   path: string,
+  options: PlaygroundOptions = {},
 ): Promise<SvcResponse> | undefined {
-  if (path === "/") return page(handlers);
+  if (path === "/") return page(handlers, options);
   if (path.startsWith(PLAYGROUND_PREFIX)) return asset(path.slice(PLAYGROUND_PREFIX.length));
   return undefined;
 }
 
-/** The playground page, read on each request so a rebuild shows without a restart. */
-async function page(handlers: Handlers): Promise<SvcResponse> {
-  const body = await readFile(join(playgroundDir, "index.html")).catch(() => undefined);
+/**
+ * The playground page, read on each request so a rebuild shows without a restart. Where it
+ * loads from is a `<meta>` tag (the page runs no inline script).
+ */
+async function page(handlers: Handlers, options: PlaygroundOptions): Promise<SvcResponse> {
+  const html = await readFile(join(playgroundDir, "index.html"), "utf8").catch(() => undefined);
+  const body =
+    html === undefined || options.manifestUrl === undefined
+      ? html
+      : html.replace(
+          "</head>",
+          `<meta name="svc-manifest" content="${escapeHtml(options.manifestUrl)}">\n</head>`,
+        );
   return {
     status: 200,
     headers: {

@@ -65,6 +65,7 @@ describe("buildMetadata", () => {
         required: ["a"],
       },
       "abcdef012345",
+      ["image", "ui:card"],
     );
     expect(metadata).toEqual({
       name: "card",
@@ -75,6 +76,7 @@ describe("buildMetadata", () => {
       properties: { a: { type: "string" } },
       required: ["a"],
       hash: "abcdef012345",
+      dependencies: ["image", "ui:card"],
     });
   });
 
@@ -88,6 +90,7 @@ describe("buildMetadata", () => {
       properties: {},
       required: [],
       hash: "h",
+      dependencies: [],
     });
   });
 });

@@ -122,6 +122,7 @@ export function buildMetadata(
   name: string,
   schema: ComponentSchema | undefined,
   hash: string,
+  dependencies: readonly string[] = [],
 ): ComponentMetadata {
   if (schema === undefined) {
     return {
@@ -133,6 +134,7 @@ export function buildMetadata(
       properties: {},
       required: [],
       hash,
+      dependencies: [...dependencies],
     };
   }
   const properties = schema.properties ?? {};
@@ -146,6 +148,7 @@ export function buildMetadata(
     properties,
     required,
     hash,
+    dependencies: [...dependencies],
   };
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
-import { cn, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { createHandlers } from "./handlers.ts";
 
 function counted(dir: string) {
@@ -60,5 +60,48 @@ describe("createHandlers: keeping the registry current", () => {
     await expect(handlers.getBundle(cn("gone"))).rejects.toMatchObject({
       kind: "ComponentNotFound",
     });
+  });
+});
+
+describe("createHandlers: dependencies", () => {
+  const uses = (...names: string[]) =>
+    `import { useComponent } from "@svc/react";\nexport default function C() {\n${names.map((n, i) => `  const C${i} = useComponent("${n}");\n`).join("")}  return null;\n}\n`;
+
+  it("preloads existing dependencies, transitively as far as their bundles are at hand", async () => {
+    const dir = writeTree({
+      "a/index.tsx": uses("b", "missing"),
+      "b/index.tsx": uses("c", "a"),
+      "c/index.tsx": uses(),
+    });
+    settleWrites(); // just-written sources make builds racy, and racy builds are not kept
+    const { handlers } = counted(dir);
+    // Cold: b is listed without a hash, and starts building.
+    const cold = await handlers.getBundle(cn("a"));
+    expect(cold.dependencies).toEqual(["b", "missing"]);
+    expect(cold.preload).toEqual([{ name: "b" }]);
+    const b = await handlers.getBundle(cn("b"));
+    const c = await handlers.getBundle(cn("c"));
+    // Warm: b and, through it, c, with their hashes; never a itself.
+    const warm = await handlers.getBundle(cn("a"));
+    expect(warm.preload).toEqual([
+      { name: "b", hash: b.hash },
+      { name: "c", hash: c.hash },
+    ]);
+    expect(handlers.peekBundle?.(cn("a"))?.preload).toEqual(warm.preload);
+    expect((await handlers.getMetadata(cn("b"))).dependencies).toEqual(["a", "c"]);
+  });
+
+  it("derives dependencies from the same build: an edit that adds one shows on the next request", async () => {
+    const dir = writeTree({ "a/index.tsx": uses("b"), "b/index.tsx": uses() });
+    const { handlers } = counted(dir);
+    expect((await handlers.getMetadata(cn("a"))).dependencies).toEqual(["b"]);
+    writeFileSync(join(dir, "a/Extra.tsx"), uses("c"));
+    writeFileSync(join(dir, "a/index.tsx"), `import "./Extra";\n${uses("b")}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await handlers.getMetadata(cn("a"))).dependencies).toEqual(["b", "c"]);
+    expect((await handlers.getBundle(cn("a"))).dependencies).toEqual(["b", "c"]);
+    writeFileSync(join(dir, "a/Extra.tsx"), "export {};\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await handlers.getMetadata(cn("a"))).dependencies).toEqual(["b"]);
   });
 });

@@ -1,13 +1,25 @@
-import type { BundleListEntry, ComponentName } from "@svc/protocol";
-import { BundleCache } from "../bundling/bundleCache.ts";
-import { type BundleOptions, type Bundler, esbuildBundler } from "../bundling/bundler.ts";
+import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
+import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
+import {
+  type BundleFile,
+  type BundleOptions,
+  type Bundler,
+  contentHash,
+  esbuildBundler,
+} from "../bundling/bundler.ts";
+import {
+  ASSET_NAME,
+  fileTypeOf,
+  STYLESHEET_NAME,
+  STYLESHEET_TYPE,
+} from "../bundling/componentFiles.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import { ComponentNotFoundError, StaticModeError } from "../errors.ts";
+import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
-import { createStaticFiles, type StaticFile } from "../production/staticFiles.ts";
+import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
 import { type IslandOptions, IslandRenderer, type ServerBundle } from "../ssr/islandRenderer.ts";
 
 export interface HandlerOptions {
@@ -52,6 +64,13 @@ export interface HandlerOptions {
    * 16 MiB.
    */
   renderRecycleBytes?: number;
+  /**
+   * Where pages load svc from, as the loader's `data-svc-api` says (the path svc is mounted
+   * at, or the full URL of a CDN in front of it): an island's stylesheet links and the URLs
+   * of the files its components import start with it on the server, as they do in the
+   * browser. An island's own `apiBase` overrides it. Default: `/api`.
+   */
+  apiBase?: string;
   logger?: Logger;
 }
 
@@ -63,6 +82,40 @@ export interface BundleResult {
   name: string;
   code: Uint8Array;
   hash: string;
+  /** The components it asks for by a literal name (metadata `dependencies`). */
+  dependencies?: readonly string[];
+  /**
+   * What its response tells the client to fetch alongside (`Link: rel=modulepreload`): its
+   * dependencies that exist, and theirs as far as they are known without building
+   * ({@link Handlers.getBundle}).
+   */
+  preload?: readonly Preload[];
+}
+
+/** A component to fetch alongside a bundle; `hash` when its current bundle is at hand. */
+export interface Preload {
+  name: string;
+  hash?: string;
+}
+
+/** At most this many components are preloaded by one bundle response. */
+export const MAX_PRELOADS = 64;
+
+/** A component's whole stylesheet, as `GET {prefix}/bundles/{name}.css` serves it. */
+export interface StylesheetResult {
+  name: string;
+  /** Every CSS file it imports, in cascade order; empty without CSS. */
+  code: Uint8Array;
+  /** First 12 hex characters of the SHA-256 of `code`. */
+  hash: string;
+}
+
+/** A stylesheet or asset a bundle refers to, as `GET {prefix}/bundles/<path>` serves it. */
+export interface BundleFileResult {
+  body: Uint8Array;
+  contentType: string;
+  /** Further headers (an SVG's sandboxing policy). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -72,6 +125,13 @@ export interface BundleResult {
  */
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
+  /**
+   * The bundle, with `preload`: its dependencies that exist and, transitively, the
+   * dependencies of those whose bundles are at hand (built and unchanged, or in the build
+   * directory), each with its hash when known. Nothing is built for the list: a dependency not
+   * built yet is listed without a hash and starts building in the background, so the request
+   * the client is about to make finds it under way.
+   */
   getBundle(name: ComponentName): Promise<BundleResult>;
   /**
    * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
@@ -81,6 +141,17 @@ export interface Handlers {
    */
   peekBundle?(name: ComponentName): BundleResult | undefined;
   getMetadata(name: ComponentName): Promise<ComponentMetadata>;
+  /**
+   * The component's whole stylesheet: every CSS file it imports, in cascade order (empty
+   * without CSS), with the same freshness as its bundle. Rejects like `getBundle`.
+   */
+  getStylesheet?(name: ComponentName): Promise<StylesheetResult>;
+  /**
+   * A file a bundle refers to, by its path relative to the bundle (`card-3f2a9c0b1d4e.css`,
+   * `assets/logo-24WHYHIF.png`, already decoded); undefined when no bundle at hand has it.
+   * Content-addressed: a path always names the same bytes.
+   */
+  getBundleFile?(path: string): Promise<BundleFileResult | undefined>;
   /**
    * A file of the build directory (`manifest.json`, `bundles/<file>.js`, and `.gz`/`.br`
    * siblings), or undefined when there is no build dir or no such file. `path` is already
@@ -148,14 +219,20 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
-  /** `name`'s server bundle and its browser bundle's hash. */
+  /**
+   * `name`'s server bundle, its browser bundle's hash and the browser bundle's stylesheets
+   * (paths below `bundles/`), which the island links.
+   */
   async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
+    const below = (file: string) => file.replace(/^bundles\//, "");
     let server: { code: Uint8Array; hash: string };
     let hash: string;
+    let stylesheets: string[];
     if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
       server = await prebuilt.readServer(name, prebuiltEntry.server);
       hash = prebuiltEntry.hash;
+      stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
     } else {
       const component = find(name);
       if (component === undefined) throw new ComponentNotFoundError(name);
@@ -165,16 +242,41 @@ export function createHandlers(
       ]);
       server = built;
       hash = browser.hash;
+      stylesheets =
+        "stylesheets" in browser
+          ? browser.stylesheets.map((sheet) => sheet.path)
+          : (browser.css ?? []).map(({ file }) => below(file));
     }
-    return { code: server.code, serverHash: server.hash, hash };
+    return { code: server.code, serverHash: server.hash, hash, stylesheets };
+  }
+
+  /**
+   * A file of a bundle this handler set has not built yet (another handler set rendered the
+   * island that names it, or the server restarted since the page loaded): the components are
+   * built until one has it. Names are content-addressed, so whichever has it has these bytes.
+   */
+  async function builtFile(path: string): Promise<Uint8Array | undefined> {
+    if (!STYLESHEET_NAME.test(path) && !ASSET_NAME.test(path.replace(/^assets\//, ""))) {
+      return undefined;
+    }
+    for (const component of registry.list()) {
+      await cache.get(component).catch(() => undefined);
+      const found = cache.file(path);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   const islands = new IslandRenderer(
     { serverBundle, metadata: (name) => metadataOf(name) },
-    { timeoutMs: options.renderTimeoutMs, recycleBytes: options.renderRecycleBytes },
+    {
+      timeoutMs: options.renderTimeoutMs,
+      recycleBytes: options.renderRecycleBytes,
+      apiBase: options.apiBase,
+    },
   );
 
-  async function liveBundle(name: ComponentName): Promise<BundleResult> {
+  async function liveBundle(name: ComponentName): Promise<CachedBundle> {
     let component = find(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     const hit = cache.peek(component);
@@ -232,7 +334,8 @@ export function createHandlers(
     },
     getBundle(name) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
-      return told(name, prebuilt?.read(name) ?? liveBundle(name));
+      const bundle: Promise<BundleResult> = prebuilt?.read(name) ?? liveBundle(name);
+      return told(name, bundle).then(withPreloads);
     },
     peekBundle(name) {
       if (staticMode) return undefined;
@@ -244,10 +347,49 @@ export function createHandlers(
         bundle = component === undefined ? undefined : cache.peek(component);
       }
       if (bundle !== undefined && observers.size > 0) served(name, bundle.hash);
-      return bundle;
+      return bundle === undefined ? undefined : withPreloads(bundle);
     },
     getMetadata(name) {
       return told(name, metadataOf(name));
+    },
+    async getStylesheet(name) {
+      if (staticMode) throw new StaticModeError(name);
+      const entry = prebuilt?.entry(name);
+      let sheets: readonly BundleFile[];
+      if (entry !== undefined && staticFiles !== undefined) {
+        sheets = await Promise.all(
+          (entry.css ?? []).map(async ({ file }) => {
+            const found = await staticFiles.get(file);
+            if (found === undefined) {
+              throw new BundleError(name, [
+                { text: `${file}, listed in manifest.json, does not exist in the build directory` },
+              ]);
+            }
+            return { path: file, bytes: found.body };
+          }),
+        );
+      } else {
+        const bundle = await told(name, liveBundle(name));
+        sheets = bundle.stylesheets;
+      }
+      const code = concat(sheets.map((sheet) => sheet.bytes));
+      return { name, code, hash: contentHash(code) };
+    },
+    async getBundleFile(path) {
+      if (staticMode) throw new StaticModeError();
+      const type = fileTypeOf(path);
+      if (type === undefined) return undefined;
+      const built =
+        (await staticFiles?.get(`bundles/${path}`))?.body ??
+        cache.file(path) ??
+        (await builtFile(path));
+      if (built === undefined) return undefined;
+      const result: BundleFileResult = {
+        body: built,
+        contentType: path.endsWith(".css") ? STYLESHEET_TYPE : type,
+      };
+      if (/\.svg$/i.test(path)) result.headers = { "content-security-policy": SVG_POLICY };
+      return result;
     },
     renderIsland(name, props, islandOptions) {
       return islands.render(name, props, islandOptions);
@@ -264,9 +406,54 @@ export function createHandlers(
     const component = entry === undefined ? find(name) : registry.get(name);
     if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
     const schema = component === undefined ? undefined : schemas.read(component);
-    const hash = entry !== undefined ? entry.hash : (await liveBundle(name)).hash;
-    return buildMetadata(name, schema, hash);
+    if (entry !== undefined) {
+      return buildMetadata(name, schema, entry.hash, entry.dependencies ?? []);
+    }
+    const bundle = await liveBundle(name);
+    return buildMetadata(name, schema, bundle.hash, bundle.dependencies ?? []);
   }
+
+  /** `bundle` with its {@link BundleResult.preload} list (see `getBundle`). */
+  function withPreloads(bundle: BundleResult): BundleResult {
+    const direct = bundle.dependencies ?? [];
+    if (direct.length === 0) return bundle;
+    const preload: Preload[] = [];
+    const seen = new Set<string>([bundle.name]);
+    const queue = [...direct];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      if (seen.has(next) || !isValidName(next)) continue;
+      seen.add(next);
+      const known = atHand(next);
+      if (known === undefined) continue;
+      preload.push(known.hash === undefined ? { name: next } : { name: next, hash: known.hash });
+      if (preload.length >= MAX_PRELOADS) break;
+      queue.push(...known.dependencies);
+    }
+    return { ...bundle, preload };
+  }
+
+  /**
+   * What is known of `name` without building: its hash and dependencies when its bundle is at
+   * hand; `{}` when it exists but is not built (a build starts in the background); undefined
+   * when there is no such component.
+   */
+  function atHand(
+    name: ComponentName,
+  ): { hash?: string; dependencies: readonly string[] } | undefined {
+    const entry = prebuilt?.entry(name);
+    if (entry !== undefined) return { hash: entry.hash, dependencies: entry.dependencies ?? [] };
+    const component = find(name);
+    if (component === undefined) return undefined;
+    const hit = cache.peek(component);
+    if (hit !== undefined) return hit;
+    liveBundle(name).catch(() => {}); // its own request reports a failure
+    return { dependencies: [] };
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  return Buffer.concat(parts);
 }
 
 /** Accepts either a registry (a handler set is made for it) or a ready handler set. */

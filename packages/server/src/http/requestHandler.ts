@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
+  bundlePath,
   type ComponentName,
   DEV_LOADER_PATH,
   ESM_LOADER_PATH,
   EVENTS_PATH,
   InvalidPropsError,
+  LIST_PATH,
   LOADER_PATH,
   MAX_NAME_LENGTH,
   parseComponentName,
@@ -13,6 +15,7 @@ import {
   STATIC_PATH,
   VENDOR_PATH,
 } from "@svc/protocol";
+import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
@@ -24,7 +27,7 @@ import {
   toErrorResponse,
 } from "../errors.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
-import type { BundleResult, Handlers } from "./handlers.ts";
+import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
 import { devLoaderScriptPath, loaderScriptPath } from "./loaderScript.ts";
 
@@ -99,6 +102,8 @@ const ALLOW = "GET, HEAD, OPTIONS";
 type Route =
   | { kind: "list" }
   | { kind: "bundle"; name: string }
+  | { kind: "stylesheet"; name: string }
+  | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
   | { kind: "loader"; dev: boolean }
@@ -119,6 +124,13 @@ function routeOf(path: string): Route | undefined {
     if (rest.endsWith("/metadata")) return { kind: "metadata", name: rest.slice(0, -9) };
     if (rest.endsWith("/html")) return { kind: "island", name: rest.slice(0, -5) };
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
+    if (rest.startsWith("assets/")) return { kind: "file", path: rest };
+    // A stylesheet of a bundle is `<stem>-<hash>.css`; `-` never occurs in a component name.
+    if (rest.endsWith(".css")) {
+      return rest.includes("-")
+        ? { kind: "file", path: rest }
+        : { kind: "stylesheet", name: rest.slice(0, -4) };
+    }
     return undefined;
   }
   if (path === LOADER_PATH) return { kind: "loader", dev: false };
@@ -241,6 +253,13 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
       if (ready !== undefined) return bundleResponse(request, ready);
       return handlers.getBundle(name).then((bundle) => bundleResponse(request, bundle));
     }
+    case "stylesheet": {
+      const name = decodeName(route.name);
+      if (handlers.getStylesheet === undefined) throw noStylesheets(path);
+      return handlers.getStylesheet(name).then((sheet) => stylesheetResponse(request, sheet));
+    }
+    case "file":
+      return bundleFileResponse(handlers, request, route.path);
     case "list":
       return handlers
         .listBundles()
@@ -382,11 +401,80 @@ async function islandResponse(
  */
 function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
   const cacheControl = queryOf(request.url) === bundle.hash ? IMMUTABLE : "no-cache";
+  const headers: Record<string, string> = {
+    "content-type": JS_TYPE,
+    "cache-control": cacheControl,
+    etag: `"${bundle.hash}"`,
+  };
+  if (bundle.preload !== undefined && bundle.preload.length > 0) {
+    headers.link = preloadLinks(bundle.preload);
+  }
+  return conditional(request, { status: 200, headers, body: bundle.code });
+}
+
+/**
+ * The `Link` header of a bundle that asks for other components: one `rel=modulepreload` per
+ * component, relative to the bundle's own URL (`./image.js?<hash>`), so it holds under any
+ * mount prefix or proxy path without knowing it.
+ */
+function preloadLinks(preload: readonly Preload[]): string {
+  return preload
+    .map(
+      ({ name, hash }) => `<.${bundlePath(name, hash).slice(LIST_PATH.length)}>; rel=modulepreload`,
+    )
+    .join(", ");
+}
+
+/** A component's whole stylesheet: cached like its bundle (`immutable` only for `?<its hash>`). */
+function stylesheetResponse(request: SvcRequest, sheet: StylesheetResult): SvcResponse {
+  const cacheControl = queryOf(request.url) === sheet.hash ? IMMUTABLE : "no-cache";
   return conditional(request, {
     status: 200,
-    headers: { "content-type": JS_TYPE, "cache-control": cacheControl, etag: `"${bundle.hash}"` },
-    body: bundle.code,
+    headers: {
+      "content-type": STYLESHEET_TYPE,
+      "cache-control": cacheControl,
+      etag: `"${sheet.hash}"`,
+    },
+    body: sheet.code,
   });
+}
+
+/** A stylesheet or asset of a bundle: its name is its content, so it is immutable. */
+async function bundleFileResponse(
+  handlers: Handlers,
+  request: SvcRequest,
+  raw: string,
+): Promise<SvcResponse> {
+  const path = decodeStaticPath(raw);
+  const slash = path?.lastIndexOf("/") ?? -1;
+  const name = path?.slice(slash + 1) ?? "";
+  const valid =
+    path !== undefined &&
+    (slash === -1
+      ? STYLESHEET_NAME.test(name)
+      : path.slice(0, slash) === "assets" && ASSET_NAME.test(name));
+  const file = valid ? await handlers.getBundleFile?.(path) : undefined;
+  if (file === undefined) {
+    throw new NotFoundError(
+      `No stylesheet or asset at ${truncate(`/bundles/${raw}`)}: the server holds those of the bundles it built or read lately — load the component's bundle again.`,
+    );
+  }
+  return conditional(request, {
+    status: 200,
+    headers: {
+      "content-type": file.contentType,
+      "cache-control": IMMUTABLE,
+      etag: `"${createHash("sha1").update(raw).digest("base64url").slice(0, 16)}"`,
+      ...file.headers,
+    },
+    body: file.body,
+  });
+}
+
+function noStylesheets(path: string): NotFoundError {
+  return new NotFoundError(
+    `No svc endpoint at ${truncate(path)}: this handler set serves no stylesheets.`,
+  );
 }
 
 async function staticResponse(
@@ -405,6 +493,7 @@ async function staticResponse(
       "content-type": file.contentType,
       "cache-control": file.cacheControl,
       etag: file.etag,
+      ...file.headers,
     },
     body: file.body,
   });
@@ -529,9 +618,11 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 
 function corsFor(allowed: ReadonlySet<string>, origin: string | undefined): Record<string, string> {
   if (allowed.size === 0) return {};
-  if (allowed.has("*")) return { "access-control-allow-origin": "*" };
+  // A bundle's `Link` header names what the client fetches alongside it (preloading).
+  const expose = { "access-control-expose-headers": "Link" };
+  if (allowed.has("*")) return { "access-control-allow-origin": "*", ...expose };
   if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" };
-  return { "access-control-allow-origin": origin, vary: "Origin" };
+  return { "access-control-allow-origin": origin, vary: "Origin", ...expose };
 }
 
 function queryOf(url: string): string | undefined {

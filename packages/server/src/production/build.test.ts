@@ -117,6 +117,28 @@ describe("build", () => {
     for (const bundle of result.bundles) expect(bundle.gzipSize).toBeGreaterThan(0);
   });
 
+  it("lists each bundle's literal dependencies in its entry, from its own module graph (minified or not)", async () => {
+    const dir = writeTree({
+      ...tree,
+      "shared/slides.tsx":
+        'import { ServerComponent } from "@svc/react";\nexport const Slide = () => <ServerComponent name="ui.button" />;\n',
+      "carousel/index.tsx":
+        'import { useComponent } from "@svc/react";\nimport { Slide } from "../shared/slides";\nexport default function Carousel({ kind }: { kind: string }) {\n  const Card = useComponent("card");\n  const Other = useComponent(`slide.${kind}`);\n  return <><Card /><Slide /><Other /></>;\n}\n',
+    });
+    for (const minify of [true, false]) {
+      const outDir = outputPath();
+      const result = await build({ registry: registryOf(dir), outDir, minify });
+      const manifest = readManifestOf(outDir);
+      expect(manifest.carousel?.dependencies).toEqual(["card", "ui.button"]);
+      // None: no key at all, as before.
+      expect(Object.keys(manifest.card ?? {})).not.toContain("dependencies");
+      expect(result.bundles.find((b) => b.name === "carousel")?.dependencies).toEqual([
+        "card",
+        "ui.button",
+      ]);
+    }
+  });
+
   it("with a prefix, names components <prefix>:<name> and files <prefix>--<name>.<hash>.js", async () => {
     const outDir = outputPath();
     await build({ registry: registryOf(writeTree(tree), "app"), outDir });
@@ -527,5 +549,130 @@ describe("build", () => {
       );
     }
     expect(lines.at(-1)).toMatch(/^3 components, [\d.]+ k?B \(gzip [\d.]+ k?B\) → out in \d+ ms$/);
+  });
+});
+
+describe("build: styles and assets", () => {
+  const picture = "P".repeat(5000); // above the inline limit: a file of its own
+  const styled = {
+    "package.json": JSON.stringify({ name: "app", private: true }),
+    "components/shared/theme.css": ".theme { color: rgb(1, 2, 3); }\n",
+    "components/card/photo.png": picture,
+    "components/card/card.module.css":
+      ".title { color: red; background: url(./photo.png); }\n.big { composes: title; }\n",
+    "components/card/index.tsx":
+      'import "../shared/theme.css";\nimport styles from "./card.module.css";\nimport photo from "./photo.png";\nexport default function Card() { return <img className={styles.big} src={photo} />; }\n',
+    "components/badge/index.tsx":
+      'import "../shared/theme.css";\nexport default function Badge() { return <b className="theme" />; }\n',
+    "components/plain/index.tsx": "export default function Plain() { return <p />; }\n",
+  };
+  const registry = (dir: string) => registryOf(join(dir, "components"));
+  const sha384 = (bytes: Uint8Array) =>
+    `sha384-${createHash("sha384").update(bytes).digest("base64")}`;
+
+  it("writes each stylesheet and asset once beside the bundles and lists them, with integrity, per component", async () => {
+    const dir = writeTree(styled);
+    const outDir = outputPath();
+    const { manifest } = await build({ registry: registry(dir), outDir });
+    const card = manifest.card;
+    const badge = manifest.badge;
+    expect(card?.css?.map((f) => f.file)).toEqual([
+      expect.stringMatching(/^bundles\/theme-[0-9a-f]{12}\.css$/),
+      expect.stringMatching(/^bundles\/card\.module-[0-9a-f]{12}\.css$/),
+    ]);
+    expect(card?.assets?.map((f) => f.file)).toEqual([
+      expect.stringMatching(/^bundles\/assets\/photo-[A-Z0-9]{8}\.png$/),
+    ]);
+    // The theme both import is one file.
+    expect(badge?.css?.map((f) => f.file)).toEqual([card?.css?.[0]?.file]);
+    expect(badge?.assets).toBeUndefined();
+    expect(Object.keys(manifest.plain ?? {})).toEqual([
+      "file",
+      "hash",
+      "integrity",
+      "size",
+      "server",
+    ]);
+    for (const listed of [...(card?.css ?? []), ...(card?.assets ?? [])]) {
+      const bytes = readFileSync(join(outDir, listed.file));
+      expect(listed.integrity).toBe(sha384(bytes));
+    }
+    expect(readFileSync(join(outDir, card?.assets?.[0]?.file ?? "")).toString()).toBe(picture);
+    // The bundle imports its stylesheets and finds its asset relative to itself.
+    const code = readFileSync(join(outDir, card?.file ?? "")).toString();
+    for (const { file } of card?.css ?? []) {
+      expect(code).toContain(`import "./${file.slice("bundles/".length)}"`);
+    }
+    expect(code).toContain(`"./${card?.assets?.[0]?.file.slice("bundles/".length)}"`);
+    const moduleCss = readFileSync(join(outDir, card?.css?.[1]?.file ?? "")).toString();
+    expect(moduleCss).toMatch(
+      /^\.card_[0-9a-f]{8}_title\{color:red;background:url\("\.\/assets\/photo-[A-Z0-9]{8}\.png"\)\}\n$/,
+    );
+    expect(Object.keys(snapshot(outDir)).sort()).toEqual(
+      [
+        "manifest.json",
+        ...Object.values(manifest).flatMap((e) => [
+          e.file,
+          ...(e.css ?? []).map((f) => f.file),
+          ...(e.assets ?? []).map((f) => f.file),
+          ...(e.server === undefined ? [] : [e.server.file]),
+        ]),
+      ]
+        .filter((file, i, all) => all.indexOf(file) === i)
+        .sort(),
+    );
+  });
+
+  it("gives a component with CSS modules the bytes the dev bundler gives it, class names included", async () => {
+    const dir = writeTree(styled);
+    const outDir = outputPath();
+    const { manifest } = await build({ registry: registry(dir), outDir });
+    const component = registry(dir)
+      .list()
+      .find((c) => c.name === "card");
+    if (component === undefined) throw new Error("card missing");
+    const dev = await esbuildBundler.bundle(component, {
+      minify: true,
+      sourcemap: false,
+      mode: "production",
+    });
+    expect(manifest.card?.hash).toBe(dev.hash);
+    expect(dev.stylesheets?.map((s) => `bundles/${s.path}`)).toEqual(
+      manifest.card?.css?.map((f) => f.file),
+    );
+  });
+
+  it("with compress, writes .gz and .br siblings of stylesheets and text assets, not of images", async () => {
+    const dir = writeTree({ ...styled, "components/card/photo.svg": `<svg>${picture}</svg>` });
+    const outDir = outputPath();
+    const { manifest } = await build({ registry: registry(dir), outDir, compress: true });
+    const css = manifest.card?.css?.[1]?.file ?? "";
+    const bytes = readFileSync(join(outDir, css));
+    expect(gunzipSync(readFileSync(join(outDir, `${css}.gz`)))).toEqual(bytes);
+    expect(brotliDecompressSync(readFileSync(join(outDir, `${css}.br`)))).toEqual(bytes);
+    const png = manifest.card?.assets?.[0]?.file ?? "";
+    expect(existsSync(join(outDir, `${png}.gz`))).toBe(false);
+  });
+
+  it("removes the stylesheets and assets of replaced builds after the grace period, and builds over them", async () => {
+    const dir = writeTree(styled);
+    const outDir = outputPath();
+    const v1 = (await build({ registry: registry(dir), outDir })).manifest;
+    writeTree(
+      {
+        "components/card/card.module.css": ".title { color: blue; }\n",
+        "components/card/photo.png": `${picture}!`,
+      },
+      dir,
+    );
+    const v2 = (await build({ registry: registry(dir), outDir })).manifest;
+    const old = [v1.card?.css?.[1]?.file ?? "", v1.card?.assets?.[0]?.file ?? ""];
+    for (const file of old) expect(existsSync(join(outDir, file))).toBe(true);
+    const v3 = (await build({ registry: registry(dir), outDir, keepOldFilesMs: 0 })).manifest;
+    expect(v3).toEqual(v2);
+    for (const file of old) expect(existsSync(join(outDir, file))).toBe(false);
+    const fresh = outputPath();
+    await build({ registry: registry(dir), outDir: fresh });
+    expect(snapshot(outDir)).toEqual(snapshot(fresh));
   });
 });

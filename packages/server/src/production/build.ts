@@ -12,12 +12,27 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
-import { fileSafeName, SvcError } from "@svc/protocol";
+import { fileSafeName, type ManifestFile, SvcError } from "@svc/protocol";
 import type * as esbuild from "esbuild";
-import { createEsbuildOptions, finishOutput, runEsbuild } from "../bundling/bundler.ts";
+import {
+  type BundleFile,
+  componentFilesOf,
+  createEsbuildOptions,
+  type FinishedComponent,
+  finishComponent,
+  messageFile,
+  runEsbuild,
+} from "../bundling/bundler.ts";
+import {
+  ASSET_NAME,
+  ASSETS_DIR,
+  explainMessage,
+  STYLESHEET_NAME,
+} from "../bundling/componentFiles.ts";
+import { detectDependencies } from "../bundling/dependencies.ts";
 import {
   ESM_LOADER_FILE,
   VENDOR_DIR,
@@ -27,7 +42,7 @@ import {
 } from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
-import { isInside } from "../util/paths.ts";
+import { isInside, toPosix } from "../util/paths.ts";
 import {
   createBuildImportMap,
   IMPORT_MAP_FILE,
@@ -57,7 +72,7 @@ export interface BuildOptions {
   minify?: boolean;
   /** Append an inline source map to every bundle. Default: false. */
   sourcemap?: boolean;
-  /** Also write `.gz` and `.br` siblings of every bundle. Default: false. */
+  /** Also write `.gz` and `.br` siblings of every bundle, stylesheet and text asset. Default: false. */
   compress?: boolean;
   /**
    * Also build every component for Node (`bundles/<name>.<hash>.cjs`, the manifest entry's
@@ -88,9 +103,13 @@ const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
 export interface BuiltBundle
-  extends Required<Omit<ManifestEntry, "server">>,
+  extends Required<Omit<ManifestEntry, "css" | "assets" | "server">>,
     Pick<ManifestEntry, "server"> {
   name: string;
+  /** Its stylesheets, in cascade order (empty without CSS). */
+  css: ManifestFile[];
+  /** The files it imports as URLs. */
+  assets: ManifestFile[];
   /** Size of the bundle after gzip (level 9), in bytes. */
   gzipSize: number;
 }
@@ -237,10 +256,14 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
     for (const bundle of bundles) {
-      const { name, file, hash, integrity, size } = bundle;
+      const { name, file, hash, integrity, size, css, assets, dependencies } = bundle;
       bundle.server = serverFiles.get(name);
-      manifest[name] = { file, hash, integrity, size };
-      if (bundle.server !== undefined) manifest[name].server = bundle.server;
+      const entry: ManifestEntry = { file, hash, integrity, size };
+      if (css.length > 0) entry.css = css;
+      if (assets.length > 0) entry.assets = assets;
+      if (dependencies.length > 0) entry.dependencies = dependencies;
+      if (bundle.server !== undefined) entry.server = bundle.server;
+      manifest[name] = entry;
     }
     if (vendor !== undefined) importMap = writeImportMap(output, vendor, bundles);
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
@@ -287,53 +310,89 @@ function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { c
   return typeof code === "string" && typeof syscall === "string";
 }
 
-interface FinishedBundle {
+interface FinishedBundle extends FinishedComponent {
   name: string;
-  code: Uint8Array;
-  hash: string;
+  /** What it asks for by a literal name (browser bundles; empty for server ones). */
+  dependencies: string[];
 }
 
-/** One esbuild pass over every entry point; each output mapped back to its component. */
+/**
+ * One esbuild pass over every entry point; each output mapped back to its component. A
+ * component holding a CSS module is then built again on its own, exactly as the dev server
+ * builds it: in one pass over many entry points esbuild may rename a module's class names
+ * differently per entry point (`title2`), and minified it shortens them to names (`a`, `b`)
+ * unique only within one build; alone, and keeping identifiers, its class names are the
+ * readable ones of every other build (see `createEsbuildOptions`).
+ */
 async function bundleAll(
   components: readonly Component[],
   options: { minify: boolean; sourcemap: boolean; target?: "browser" | "server" },
 ): Promise<FinishedBundle[]> {
-  const esbuildOptions = createEsbuildOptions(components, { ...options, mode: "production" });
-  const workingDir = esbuildOptions.absWorkingDir as string;
-  const outdir = esbuildOptions.outdir as string;
-  let result: esbuild.BuildResult<{ write: false; metafile: true }>;
-  try {
-    result = await runEsbuild(esbuildOptions);
-  } catch (error) {
-    const messages = (error as esbuild.BuildFailure).errors;
-    if (!Array.isArray(messages) || messages.length === 0) throw error;
-    throw new BuildFailedError(toFailures(components, workingDir, messages));
-  }
-  const outputs = new Map(result.outputFiles.map((file) => [file.path, file]));
-  return components
-    .map((component) => {
-      const base = join(outdir, fileSafeName(component.name));
-      const js = outputs.get(`${base}.js`);
-      if (js === undefined) {
-        throw new Error(`esbuild produced no output for ${component.name} (expected ${base}.js)`);
-      }
-      const map = options.sourcemap ? outputs.get(`${base}.js.map`) : undefined;
-      return { name: component.name, ...finishOutput(component, js, map) };
-    })
+  const pass = async (entries: readonly Component[], readableNames: boolean) => {
+    const esbuildOptions = createEsbuildOptions(entries, {
+      ...options,
+      mode: "production",
+      readableNames,
+    });
+    let result: esbuild.BuildResult<{ write: false; metafile: true }>;
+    try {
+      result = await runEsbuild(esbuildOptions);
+    } catch (error) {
+      const messages = (error as esbuild.BuildFailure).errors;
+      if (!Array.isArray(messages) || messages.length === 0) throw error;
+      throw new BuildFailedError(toFailures(entries, esbuildOptions, messages));
+    }
+    const { absWorkingDir: workingDir, outdir } = esbuildOptions;
+    return Promise.all(
+      entries.map(async (component) => {
+        const finished = finishComponent(component, result, esbuildOptions);
+        // The component's own slice of the pass: the inputs of its output file.
+        const js = join(outdir, `${fileSafeName(component.name)}.js`);
+        const inputs = Object.keys(
+          result.metafile.outputs[toPosix(relative(workingDir, js))]?.inputs ?? {},
+        );
+        const dependencies =
+          options.target === "server"
+            ? []
+            : await detectDependencies(
+                inputs.map((input) => resolve(workingDir, input)),
+                component.name,
+              );
+        return { name: component.name, ...finished, dependencies };
+      }),
+    );
+  };
+  const finished = await pass(components, false);
+  const alone = components.filter((_, i) => finished[i]?.cssModules === true);
+  const again = new Map<string, FinishedBundle>();
+  let next = 0;
+  const worker = async () => {
+    while (next < alone.length) {
+      const component = alone[next++] as Component;
+      const [bundle] = await pass([component], options.minify);
+      if (bundle !== undefined) again.set(bundle.name, bundle);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, alone.length) }, worker));
+  return finished
+    .map((bundle) => again.get(bundle.name) ?? bundle)
     .sort((a, b) => compareCodePoints(a.name, b.name));
 }
 
 /** esbuild's messages, each attributed to the innermost component directory holding its file. */
 function toFailures(
   components: readonly Component[],
-  workingDir: string,
+  esbuildOptions: ReturnType<typeof createEsbuildOptions>,
   messages: readonly esbuild.Message[],
 ): BuildFailure[] {
+  const workingDir = esbuildOptions.absWorkingDir;
+  const files = componentFilesOf(esbuildOptions);
   const byDepth = [...components].sort((a, b) => b.dir.length - a.dir.length);
   return messages.map((message) => {
+    const text = explainMessage(message.text);
     const location = message.location;
-    if (!location) return { text: message.text };
-    const absolute = isAbsolute(location.file) ? location.file : resolve(workingDir, location.file);
+    if (!location) return { text };
+    const absolute = messageFile(location.file, workingDir, files);
     const owner = byDepth.find((c) => isInside(absolute, c.dir));
     const base = owner?.dir ?? workingDir;
     return {
@@ -341,7 +400,7 @@ function toFailures(
       file: relative(base, absolute).split(sep).join("/"),
       line: location.line,
       column: location.column + 1,
-      text: message.text,
+      text,
     };
   });
 }
@@ -362,18 +421,45 @@ async function writeBundles(
   const step = finished.length >= 50 ? Math.ceil(finished.length / 10) : finished.length;
   progress(`writing ${finished.length} bundle${finished.length === 1 ? "" : "s"}…`);
   const bundles: BuiltBundle[] = [];
-  for (const [index, { name, code, hash }] of finished.entries()) {
-    const file = `bundles/${fileSafeName(name)}.${hash}.js`;
-    const gzipped = normalizeGzipHeader(gzipSync(code, { level: zlib.Z_BEST_COMPRESSION }));
+  /** Every file to compress with brotli: bundles, stylesheets, text assets. */
+  const compressible: { file: string; bytes: Uint8Array }[] = [];
+  /** Stylesheets and assets by path: a file several components share is written once. */
+  const shared = new Map<string, ManifestFile>();
+  const placeShared = (file: BundleFile, dir: string): ManifestFile => {
+    const path = `${dir}/${file.path}`;
+    let listed = shared.get(path);
+    if (listed === undefined) {
+      listed = { file: path, integrity: integrityOf(file.bytes) };
+      shared.set(path, listed);
+      output.place(path, file.bytes);
+      if (compress && isText(file.path)) {
+        output.place(`${path}.gz`, gzip(file.bytes));
+        compressible.push({ file: path, bytes: file.bytes });
+      }
+    }
+    return listed;
+  };
+  for (const [
+    index,
+    { name, code, hash, stylesheets, assets, dependencies },
+  ] of finished.entries()) {
+    const file = `${BUNDLES_DIR}/${fileSafeName(name)}.${hash}.js`;
+    const gzipped = gzip(code);
     output.place(file, code);
-    if (compress) output.place(`${file}.gz`, gzipped);
+    if (compress) {
+      output.place(`${file}.gz`, gzipped);
+      compressible.push({ file, bytes: code });
+    }
     bundles.push({
       name,
       file,
       hash,
-      integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
+      integrity: integrityOf(code),
       size: code.byteLength,
       gzipSize: gzipped.byteLength,
+      dependencies,
+      css: stylesheets.map((sheet) => placeShared(sheet, BUNDLES_DIR)),
+      assets: assets.map((asset) => placeShared(asset, BUNDLES_DIR)),
     });
     const done = index + 1;
     if (done % step === 0 && done < finished.length) {
@@ -383,26 +469,38 @@ async function writeBundles(
   }
   if (compress) {
     progress(
-      `compressing ${finished.length} bundle${finished.length === 1 ? "" : "s"} with brotli…`,
+      `compressing ${compressible.length} file${compressible.length === 1 ? "" : "s"} with brotli…`,
     );
     let next = 0;
     const worker = async () => {
-      while (next < bundles.length) {
-        const { file, size } = bundles[next] as BuiltBundle;
-        const { code } = finished[next++] as FinishedBundle;
-        const brotli = await brotliAsync(code, {
+      while (next < compressible.length) {
+        const { file, bytes } = compressible[next++] as (typeof compressible)[number];
+        const brotli = await brotliAsync(bytes, {
           params: {
             [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
             [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: size,
+            [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
           },
         });
         output.place(`${file}.br`, brotli);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(4, bundles.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(4, compressible.length) }, worker));
   }
   return bundles;
+}
+
+function integrityOf(bytes: Uint8Array): string {
+  return `sha384-${createHash("sha384").update(bytes).digest("base64")}`;
+}
+
+function gzip(bytes: Uint8Array): Uint8Array {
+  return normalizeGzipHeader(gzipSync(bytes, { level: zlib.Z_BEST_COMPRESSION }));
+}
+
+/** Files worth compressing: stylesheets and text assets (images and fonts are compressed already). */
+function isText(path: string): boolean {
+  return /\.(?:css|svg|json|txt)$/i.test(path);
 }
 
 /** Writes each server bundle as `bundles/<file_safe_name>.<hash>.cjs`; never compressed. */
@@ -416,7 +514,7 @@ function writeServerBundles(
     output.place(file, code);
     files.set(name, {
       file,
-      integrity: `sha384-${createHash("sha384").update(code).digest("base64")}`,
+      integrity: integrityOf(code),
     });
   }
   return files;
@@ -450,6 +548,17 @@ const BUNDLES_DIR = "bundles";
 const VENDOR_FILE = /^[a-z0-9-]+\.[0-9a-f]{12}\.js$/;
 /** What the import map adds at the top of a build directory. */
 const IMPORT_MAP_ENTRIES: readonly string[] = [VENDOR_DIR, IMPORT_MAP_FILE, ESM_LOADER_FILE];
+/** `bundles/assets`, relative to the output directory. */
+const ASSETS_PATH = `${BUNDLES_DIR}/${ASSETS_DIR}`;
+
+/** Whether `name`, in the output's subdirectory `dir` (`bundles`, `bundles/assets` or `vendor`), is a file svc writes. */
+function isOutputFile(name: string, dir: string): boolean {
+  if (dir === VENDOR_DIR) return VENDOR_FILE.test(name);
+  const plain = name.replace(/\.(?:gz|br)$/, "");
+  return dir === ASSETS_PATH
+    ? ASSET_NAME.test(plain)
+    : BUNDLE_FILE.test(name) || STYLESHEET_NAME.test(plain);
+}
 
 /**
  * Writes files into the output directory under their final names without a reader ever
@@ -477,10 +586,14 @@ class OutputWriter {
     }
     // Not recursive: on a read-only file system a recursive mkdir reports ENOENT, not EROFS.
     for (const dir of [this.dir, ...[BUNDLES_DIR, ...extra].map((d) => join(this.dir, d))]) {
-      if (statSync(dir, { throwIfNoEntry: false }) !== undefined) continue;
-      mkdirSync(dir);
-      this.#created.push(dir);
+      this.#makeDir(dir);
     }
+  }
+
+  #makeDir(dir: string): void {
+    if (statSync(dir, { throwIfNoEntry: false }) !== undefined) return;
+    mkdirSync(dir);
+    this.#created.push(dir);
   }
 
   /**
@@ -491,6 +604,7 @@ class OutputWriter {
   place(file: string, bytes: Uint8Array): void {
     const path = join(this.dir, file);
     this.written.add(file);
+    if (file.startsWith(`${ASSETS_PATH}/`)) this.#makeDir(join(this.dir, ASSETS_PATH));
     const existing = readIfFile(path);
     if (existing !== undefined && Buffer.from(bytes).equals(existing)) return;
     const slash = file.lastIndexOf("/");
@@ -514,7 +628,7 @@ class OutputWriter {
       try {
         if (
           path === this.dir ||
-          [BUNDLES_DIR, VENDOR_DIR].some((d) => path === join(this.dir, d))
+          [BUNDLES_DIR, ASSETS_PATH, VENDOR_DIR].some((d) => path === join(this.dir, d))
         ) {
           rmdirSync(path);
         } else unlinkSync(path);
@@ -554,10 +668,12 @@ function readPreviousFiles(outDir: string): string[] {
     // no import map in that build
   }
   return Object.values(manifest)
-    .flatMap(({ file, server }) => [
-      file,
-      `${file}.gz`,
-      `${file}.br`,
+    .flatMap(({ file, css = [], assets = [], server }) => [
+      ...[file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
+        path,
+        `${path}.gz`,
+        `${path}.br`,
+      ]),
       ...(server === undefined ? [] : [server.file]),
     ])
     .concat(vendor);
@@ -588,38 +704,27 @@ function touchReplaced(outDir: string, previous: readonly string[], next: Readon
  * @returns how many files were removed.
  */
 function removeOldFiles(outDir: string, listed: ReadonlySet<string>, keepMs: number): number {
-  return (
-    removeOldFilesIn(outDir, BUNDLES_DIR, BUNDLE_FILE, listed, keepMs) +
-    removeOldFilesIn(outDir, VENDOR_DIR, VENDOR_FILE, listed, keepMs)
-  );
-}
-
-function removeOldFilesIn(
-  outDir: string,
-  subdir: string,
-  pattern: RegExp,
-  listed: ReadonlySet<string>,
-  keepMs: number,
-): number {
-  const dir = join(outDir, subdir);
   const before = Date.now() - keepMs;
   let removed = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of entries) {
-    if (!pattern.test(name) || listed.has(`${subdir}/${name}`)) continue;
+  for (const path of [BUNDLES_DIR, ASSETS_PATH, VENDOR_DIR]) {
+    const dir = join(outDir, path);
+    let entries: string[];
     try {
-      // svc writes regular files only: a link or directory of that name is someone else's.
-      const stat = lstatSync(join(dir, name));
-      if (!stat.isFile() || stat.mtimeMs > before) continue;
-      unlinkSync(join(dir, name));
-      removed++;
+      entries = readdirSync(dir);
     } catch {
-      // gone already, or not ours to remove: the next build tries again
+      continue;
+    }
+    for (const name of entries) {
+      if (!isOutputFile(name, path) || listed.has(`${path}/${name}`)) continue;
+      try {
+        // svc writes regular files only: a link or directory of that name is someone else's.
+        const stat = lstatSync(join(dir, name));
+        if (!stat.isFile() || stat.mtimeMs > before) continue;
+        unlinkSync(join(dir, name));
+        removed++;
+      } catch {
+        // gone already, or not ours to remove: the next build tries again
+      }
     }
   }
   return removed;
@@ -668,10 +773,16 @@ function checkOutDir(outDir: string): void {
 
 /** Whether `outDir/bundles` is a directory holding nothing but files named as svc names them. */
 function holdsOnlyBundleFiles(outDir: string): boolean {
-  try {
-    return readdirSync(join(outDir, BUNDLES_DIR), { withFileTypes: true }).every(
-      (entry) => entry.isFile() && (BUNDLE_FILE.test(entry.name) || TEMPORARY.test(entry.name)),
+  const only = (path: string, inAssets: boolean): boolean =>
+    readdirSync(join(outDir, path), { withFileTypes: true }).every((entry) =>
+      !inAssets && entry.name === ASSETS_DIR && entry.isDirectory()
+        ? only(ASSETS_PATH, true)
+        : entry.isFile() &&
+          (isOutputFile(entry.name, inAssets ? ASSETS_PATH : BUNDLES_DIR) ||
+            TEMPORARY.test(entry.name)),
     );
+  try {
+    return only(BUNDLES_DIR, false);
   } catch {
     return false;
   }
@@ -683,7 +794,12 @@ function holdsOnlyBundleFiles(outDir: string): boolean {
  * killed build finished writing are listed by no manifest: `removeOldFiles` sees to them.
  */
 function recoverLeftovers(outDir: string): void {
-  for (const dir of [outDir, join(outDir, BUNDLES_DIR), join(outDir, VENDOR_DIR)]) {
+  for (const dir of [
+    outDir,
+    join(outDir, BUNDLES_DIR),
+    join(outDir, ASSETS_PATH),
+    join(outDir, VENDOR_DIR),
+  ]) {
     let entries: string[];
     try {
       entries = readdirSync(dir);

@@ -1,8 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
-import { isValidName, MANIFEST_FILE, type ManifestEntry, SvcError } from "@svc/protocol";
+import {
+  isValidName,
+  MANIFEST_FILE,
+  type ManifestEntry,
+  type ManifestFile,
+  SvcError,
+} from "@svc/protocol";
 
-export { MANIFEST_FILE, type ManifestEntry } from "@svc/protocol";
+export { MANIFEST_FILE, type ManifestEntry, type ManifestFile } from "@svc/protocol";
 
 /**
  * `manifest.json`: component name → entry. The objects svc makes have no prototype, so a
@@ -54,7 +60,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, server } = raw;
+    const { file, hash, integrity, size, css, assets, server, dependencies } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -91,15 +97,50 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
         );
       }
     }
+    if (
+      dependencies !== undefined &&
+      !(
+        Array.isArray(dependencies) &&
+        dependencies.every((d) => typeof d === "string" && isValidName(d))
+      )
+    ) {
+      throw new ManifestError(`${label}: "dependencies" must be an array of component names`);
+    }
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
+    if (css !== undefined) entry.css = parseFiles(css, `${label}: "css"`);
+    if (assets !== undefined) entry.assets = parseFiles(assets, `${label}: "assets"`);
+    if (dependencies !== undefined) entry.dependencies = dependencies as string[];
     if (isPlainObject(server)) {
       entry.server = { file: server.file as string, integrity: server.integrity as string };
     }
     manifest[name] = entry;
   }
   return manifest;
+}
+
+/** A `css` or `assets` list: `[{ file, integrity? }]`, each file inside the build directory. */
+function parseFiles(value: unknown, label: string): ManifestFile[] {
+  if (!Array.isArray(value)) {
+    throw new ManifestError(`${label} must be an array of { "file", "integrity" }`);
+  }
+  return value.map((item, i) => {
+    const where = `${label}[${i}]`;
+    if (!isPlainObject(item) || typeof item.file !== "string" || item.file === "") {
+      throw new ManifestError(`${where} must be an object with a "file"`);
+    }
+    if (!isInsideRelative(item.file)) {
+      throw new ManifestError(
+        `${where}: "file" ${JSON.stringify(item.file)} points outside the build directory (use a plain relative path like "bundles/<name>-<hash>.css")`,
+      );
+    }
+    const { integrity } = item;
+    if (integrity !== undefined && (typeof integrity !== "string" || !INTEGRITY.test(integrity))) {
+      throw new ManifestError(`${where}: "integrity" must look like "sha384-<base64>"`);
+    }
+    return integrity === undefined ? { file: item.file } : { file: item.file, integrity };
+  });
 }
 
 /**

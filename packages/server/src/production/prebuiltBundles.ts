@@ -18,6 +18,8 @@ export interface PrebuiltBundle {
   name: string;
   code: Uint8Array;
   hash: string;
+  /** The manifest entry's `dependencies` (browser bundles; none for server bundles). */
+  dependencies: readonly string[];
 }
 
 interface Generation {
@@ -149,7 +151,8 @@ export class PrebuiltBundles {
         { text: `${where} does not match its integrity; rebuild with svc build` },
       ]);
     }
-    return { name, code, hash: createHash("sha256").update(code).digest("hex").slice(0, 12) };
+    const hash = createHash("sha256").update(code).digest("hex").slice(0, 12);
+    return { name, code, hash, dependencies: [] };
   }
 
   async #readBundle(name: string, entry: ManifestEntry): Promise<PrebuiltBundle> {
@@ -181,7 +184,7 @@ export class PrebuiltBundles {
         },
       ]);
     }
-    return { name, code, hash: entry.hash };
+    return { name, code, hash: entry.hash, dependencies: entry.dependencies ?? [] };
   }
 
   /**

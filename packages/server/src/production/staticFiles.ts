@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { MANIFEST_FILE } from "@svc/protocol";
+import { ASSET_NAME, ASSETS_DIR, fileTypeOf, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
 import { ByteLru } from "../util/lru.ts";
 import { isInside } from "../util/paths.ts";
 
@@ -13,7 +14,15 @@ export interface StaticFile {
   cacheControl: string;
   /** A strong, quoted ETag. */
   etag: string;
+  /** Further headers the file is sent with (SVG: a sandboxing Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
+
+/**
+ * Sent with SVG files svc serves: opened on its own, an SVG is a document that could run
+ * script on the origin serving it; this keeps it a picture.
+ */
+export const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /** `Cache-Control` of hashed bundle files: their names change whenever their bytes do. */
 export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
@@ -21,11 +30,21 @@ export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
 export const MANIFEST_CACHE_CONTROL = "no-cache";
 
 /**
- * The only paths a build directory serves: its manifest and the files under `bundles/`
- * (bundles and their precompressed siblings). Anything else — dot files, `..`, other
- * directories, leftovers — is not served, whatever is on disk.
+ * Whether a build directory serves `path`: its manifest, its bundles, their stylesheets and
+ * assets (`bundles/<name>-<hash>.css`, `bundles/assets/<name>-<hash>.<ext>`), and the
+ * precompressed siblings of each. Anything else — dot files, `..`, other directories,
+ * leftovers — is not served, whatever is on disk.
  */
-const SERVABLE_PATH = /^(?:manifest\.json|bundles\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.js(?:\.gz|\.br)?)$/;
+export function isServablePath(path: string): boolean {
+  if (path === MANIFEST_FILE) return true;
+  const plain = path.replace(/\.(?:gz|br)$/, "");
+  if (BUNDLE_PATH.test(path)) return true;
+  if (plain.startsWith("bundles/") && STYLESHEET_NAME.test(plain.slice(8))) return true;
+  const assets = `bundles/${ASSETS_DIR}/`;
+  return plain.startsWith(assets) && ASSET_NAME.test(plain.slice(assets.length));
+}
+
+const BUNDLE_PATH = /^bundles\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.js(?:\.gz|\.br)?$/;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json; charset=utf-8",
@@ -76,7 +95,7 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
   return {
     dir,
     async get(path) {
-      if (!SERVABLE_PATH.test(path)) return undefined;
+      if (!isServablePath(path)) return undefined;
       if (path === MANIFEST_FILE && accepted !== undefined) {
         const body = accepted();
         let file = manifests.get(body);
@@ -100,12 +119,18 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
 }
 
 function staticFile(path: string, body: Uint8Array): StaticFile {
-  return {
+  const extension = extensionOf(path);
+  const file: StaticFile = {
     body,
-    contentType: CONTENT_TYPES[extensionOf(path)] ?? "application/octet-stream",
+    contentType:
+      CONTENT_TYPES[extension] ??
+      (path === MANIFEST_FILE ? undefined : fileTypeOf(path)) ??
+      "application/octet-stream",
     cacheControl: path === MANIFEST_FILE ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
     etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
   };
+  if (extension === ".svg") file.headers = { "content-security-policy": SVG_POLICY };
+  return file;
 }
 
 /**

@@ -104,13 +104,13 @@ describe("generateTypes", () => {
       }
 
       /**
-       * A square image with a chosen fit.
+       * A square image with a chosen fit; without a src, the picture it ships with.
        */
       export interface ImageProps {
         /**
-         * Image URL.
+         * Image URL. Empty: the placeholder picture shipped with the example.
          */
-        src: string;
+        src?: string;
         alt?: string;
         size?: number;
         fit?: "cover" | "contain" | "fill" | "none" | "scale-down";

@@ -96,6 +96,28 @@ describe("renderIsland", () => {
     expect(html).toContain(`data-svc-deps="{&quot;inner&quot;:&quot;${inner.hash}&quot;}"`);
   });
 
+  it("waits for what a component suspends on, its own promise or a nested component, on every render", async () => {
+    const { handlers } = setup({
+      ...COMPONENTS,
+      "waiter/index.tsx": `import { use } from "react";
+const ready = new Promise<string>((resolve) => setTimeout(() => resolve("arrived"), 20));
+export default function Waiter() {
+  return <p className="waiter">{use(ready)}</p>;
+}
+`,
+    });
+    for (let i = 0; i < 2; i++) {
+      const [waiter, outer] = await Promise.all([
+        handlers.renderIsland(cn("waiter"), {}),
+        handlers.renderIsland(cn("outer"), {}),
+      ]);
+      expect(waiter).toContain('<p class="waiter">arrived</p>');
+      expect(outer).toContain("<em>from outer</em>");
+      expect(outer).toContain("data-svc-deps=");
+      for (const html of [waiter, outer]) expect(html).not.toMatch(/<!--\$[!?]-->/);
+    }
+  });
+
   it("refuses props that are no object (400) or fail schema.json (422)", async () => {
     const { handlers } = setup();
     const malformed = await failure(handlers.renderIsland(cn("counter"), [1]));
@@ -233,5 +255,131 @@ describe("renderIsland in production", () => {
     const error = await failure(handlers.renderIsland(cn("inner"), { text: "x" }));
     expect(error).toMatchObject({ kind: "BundleError" });
     expect(error?.message).toMatch(/does not match its integrity/);
+  });
+});
+
+/** Time enough for a render worker to start on a busy machine. */
+const SLOW_OK = { renderTimeoutMs: 30_000 };
+
+/** A component with plain CSS, a CSS module and an image, loading another with CSS of its own. */
+const STYLED = {
+  "card/index.tsx": `import "./card.css";
+import styles from "./card.module.css";
+import photo from "./photo.png";
+import { useComponent } from "@svc/react";
+export default function Card({ title = "Card" }: { title?: string }) {
+  const Badge = useComponent<{ text: string }>("badge");
+  return (
+    <article className={"card " + styles.frame}>
+      <img className={styles.photo} src={photo} alt="" />
+      <h3 className={styles.title}>{title}</h3>
+      <Badge text="new" />
+    </article>
+  );
+}
+`,
+  "card/card.css": ".card { padding: 12px; }\n",
+  "card/card.module.css":
+    ".frame { border: 1px solid rgb(1, 2, 3); }\n.photo { width: 40px; background: url(./photo.png); }\n.title { color: rgb(4, 5, 6); }\n",
+  "card/photo.png": "not really a png, but 1 KiB of it ".repeat(40),
+  "badge/index.tsx": `import "./badge.css";
+export default function Badge({ text }: { text: string }) {
+  return <span className="badge">{text}</span>;
+}
+`,
+  "badge/badge.css": ".badge { color: rgb(7, 8, 9); }\n",
+};
+
+/** The stylesheet links before an island's container, and the rest. */
+function linksOf(html: string): { hrefs: string[]; rest: string } {
+  const hrefs: string[] = [];
+  let rest = html;
+  for (let match = /^<link rel="stylesheet" href="([^"]+)"[^>]*>/.exec(rest); match !== null; ) {
+    hrefs.push(match[1] as string);
+    rest = rest.slice(match[0].length);
+    match = /^<link rel="stylesheet" href="([^"]+)"[^>]*>/.exec(rest);
+  }
+  return { hrefs, rest };
+}
+
+describe("renderIsland with styles and assets", () => {
+  it("links the stylesheets of every component it rendered before the container; CSS module class names and asset URLs as in the browser bundle", async () => {
+    const { handlers } = setup(STYLED, SLOW_OK);
+    const html = await handlers.renderIsland(cn("card"), {});
+    const { hrefs, rest } = linksOf(html);
+    expect(rest).toMatch(/^<div data-svc-component="card"/);
+    // The browser bundles' own stylesheets, the card's first, each served under that URL.
+    const sheets: string[] = [];
+    for (const name of ["card", "badge"]) {
+      const code = Buffer.from((await handlers.getBundle(cn(name))).code).toString("utf8");
+      for (const [, path] of code.matchAll(/import "\.\/([\w.-]+\.css)";/g)) {
+        sheets.push(path as string);
+      }
+    }
+    expect(sheets).toHaveLength(3);
+    expect(hrefs).toEqual(sheets.map((sheet) => `/api/bundles/${sheet}`));
+    const moduleCss = Buffer.from(
+      (await handlers.getBundleFile?.(sheets[1] as string))?.body ?? [],
+    ).toString("utf8");
+    // The CSS module's class names: the same in the server HTML as in the browser's stylesheet.
+    const title = /\.(\w+_title)\b/.exec(moduleCss)?.[1];
+    expect(title).toMatch(/^card_[0-9a-f]+_title$/);
+    expect(rest).toContain(`<h3 class="${title}">Card</h3>`);
+    // The image's URL: the path the browser bundle gives it on this origin, served by svc.
+    const src = /<img class="[^"]+" src="([^"]+)"/.exec(rest)?.[1] ?? "";
+    expect(src).toMatch(/^\/api\/bundles\/assets\/photo-[A-Z0-9]{8}\.png$/);
+    expect((await handlers.getBundleFile?.(src.slice("/api/bundles/".length)))?.body).toEqual(
+      Buffer.from(STYLED["card/photo.png"]),
+    );
+    expect(rest).toContain('<span class="badge">new</span>');
+  });
+
+  it("serves the files an island names from another handler set too (a backend of its own, a restart)", async () => {
+    const { registry, handlers } = setup(STYLED, SLOW_OK);
+    const html = await handlers.renderIsland(cn("card"), {});
+    const api = createHandlers(registry, { logger: silentLogger });
+    const paths = [...linksOf(html).hrefs, /src="([^"]+)"/.exec(html)?.[1] ?? ""].map((url) =>
+      url.slice("/api/bundles/".length),
+    );
+    expect(paths).toHaveLength(4);
+    for (const path of paths) {
+      expect((await api.getBundleFile?.(path))?.body.byteLength).toBeGreaterThan(0);
+    }
+    expect(await api.getBundleFile?.("card-000000000000.css")).toBeUndefined();
+  });
+
+  it("starts links and asset URLs with the island's API base, a full URL of a CDN too", async () => {
+    const { handlers } = setup(STYLED, { ...SLOW_OK, apiBase: "/svc" });
+    const html = await handlers.renderIsland(cn("card"), {});
+    expect(linksOf(html).hrefs.every((href) => href.startsWith("/svc/bundles/"))).toBe(true);
+    expect(html).toMatch(/src="\/svc\/bundles\/assets\/photo-[A-Z0-9]{8}\.png"/);
+    const cdn = "http://127.0.0.1:9/static/api";
+    const viaCdn = await handlers.renderIsland(cn("card"), {}, { apiBase: cdn });
+    expect(linksOf(viaCdn).hrefs.every((href) => href.startsWith(`${cdn}/bundles/`))).toBe(true);
+    expect(viaCdn).toContain(`src="${cdn}/bundles/assets/photo-`);
+    expect(viaCdn).toContain(`data-svc-api="${cdn}"`);
+  });
+
+  it("renders from a build: links the manifest's stylesheets, class names as in the built CSS", async () => {
+    const { dir, registry } = setup(STYLED, SLOW_OK);
+    const outDir = join(writeTree({}), "build");
+    const built = await build({ registry, outDir });
+    renameSync(dir, `${dir}-gone`);
+    const handlers = createHandlers(new ComponentRegistry(undefined, { logger: silentLogger }), {
+      logger: silentLogger,
+      buildDir: outDir,
+      staticMode: true,
+      ...SLOW_OK,
+    });
+    const html = await handlers.renderIsland(cn("card"), {});
+    const { hrefs, rest } = linksOf(html);
+    const listed = [...(built.manifest.card?.css ?? []), ...(built.manifest.badge?.css ?? [])];
+    expect(hrefs).toEqual(listed.map(({ file }) => `/api/${file}`));
+    const moduleCss = listed.map(({ file }) => readFileSync(join(outDir, file), "utf8")).join("\n");
+    const title = /\.(\w+_title)\b/.exec(moduleCss)?.[1];
+    expect(title).toMatch(/^card_[0-9a-f]+_title$/);
+    expect(rest).toContain(`<h3 class="${title}">Card</h3>`);
+    const asset = built.manifest.card?.assets?.[0]?.file ?? "";
+    expect(rest).toContain(`src="/api/${asset}"`);
   });
 });

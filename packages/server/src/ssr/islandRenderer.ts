@@ -33,6 +33,11 @@ export interface ServerBundle {
   serverHash: string;
   /** The browser bundle's hash, which the island names for hydration. */
   hash: string;
+  /**
+   * The browser bundle's stylesheets, in cascade order, as paths below `bundles/`
+   * (`card-3f2a9c0b1d4e.css`): the island links them.
+   */
+  stylesheets: readonly string[];
 }
 
 /** What an island needs of the handler set: the component's server bundle, its metadata. */
@@ -49,6 +54,11 @@ export interface IslandRendererOptions {
    * build) add up to this many bytes of code, which its isolate keeps. Default: 16 MiB.
    */
   recycleBytes?: number;
+  /**
+   * The API base pages load svc from (see `HandlerOptions.apiBase`), for the island's
+   * stylesheet links and asset URLs when the island names none of its own. Default: `/api`.
+   */
+  apiBase?: string;
 }
 
 /** The component threw while it rendered on the server. */
@@ -110,6 +120,11 @@ interface InFlight {
   name: ComponentName;
   props: Record<string, unknown>;
   own: ServerBundle;
+  metadata: ComponentMetadata;
+  /** The API base its asset URLs and stylesheet links start with. */
+  apiBase: string;
+  /** Every component the worker loaded for it, its own first: their stylesheets are linked. */
+  bundles: Map<string, ServerBundle>;
   thread: RenderThread;
   /** What the handler set refused the worker's requests with, by request: rethrown as it is. */
   refusals: Map<number, unknown>;
@@ -145,6 +160,10 @@ class RenderThread {
   answered: (() => void) | undefined;
   retired = false;
   stopped = false;
+  /** The worker has loaded its peers: before, its renders' time does not run out. */
+  ready = false;
+  /** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
+  #outbox: ToWorker[] = [];
 
   constructor() {
     // From the sources (tests, `--conditions=source`), the worker resolves svc's packages
@@ -156,7 +175,13 @@ class RenderThread {
   }
 
   send(message: ToWorker): void {
-    this.worker.postMessage(message);
+    if (this.#outbox.push(message) === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (!this.stopped) this.worker.postMessage(batch);
   }
 
   /** `bundle` of `name` as the worker gets it: without the code when it has this version. */
@@ -205,6 +230,7 @@ export class IslandRenderer {
   readonly #sources: IslandSources;
   readonly #timeoutMs: number;
   readonly #recycleBytes: number;
+  readonly #apiBase: string;
   #thread: RenderThread | undefined;
   #nextId = 1;
   readonly #renders = new Map<number, InFlight>();
@@ -214,6 +240,7 @@ export class IslandRenderer {
     this.#sources = sources;
     this.#timeoutMs = options.timeoutMs ?? 5000;
     this.#recycleBytes = options.recycleBytes ?? 16 * 1024 * 1024;
+    this.#apiBase = options.apiBase ?? "/api";
   }
 
   /**
@@ -225,6 +252,8 @@ export class IslandRenderer {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
     }
+    // A new worker starts while the bundles are built.
+    this.#current();
     const [own, metadata, validate] = await Promise.all([
       this.#sources.serverBundle(name),
       this.#sources.metadata(name),
@@ -237,11 +266,16 @@ export class IslandRenderer {
         issues.map((i) => (i.prop ? `${i.prop}: ${i.message}` : i.message)).join("; "),
       );
     }
+    const apiBase = (options.apiBase ?? this.#apiBase).replace(/\/+$/, "");
+    const bundles = new Map([[name as string, own]]);
     const { html, styles, loaded } = await new Promise<Rendered>((resolve, reject) => {
       this.#dispatch({
         name,
         props: props as Record<string, unknown>,
         own,
+        metadata,
+        apiBase,
+        bundles,
         thread: undefined as unknown as RenderThread,
         refusals: new Map(),
         retried: false,
@@ -272,7 +306,21 @@ export class IslandRenderer {
       styles === ""
         ? ""
         : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
-    return `${style}<div${open}>${html}</div>`;
+    // The stylesheets of every component it rendered (each file once, in the order they were
+    // loaded), linked before it: the HTML is styled before any script runs, under a CSP of
+    // `style-src 'self'` (the files are content-addressed: their names change with their bytes).
+    const sheets = new Set<string>();
+    for (const [component, bundle] of bundles) {
+      if (component !== name && !Object.hasOwn(loaded, component)) continue;
+      for (const sheet of bundle.stylesheets) sheets.add(sheet);
+    }
+    const links = [...sheets]
+      .map(
+        (sheet) =>
+          `<link rel="stylesheet" href="${escapeHtml(`${apiBase}/bundles/${sheet}`)}" data-svc-css="${escapeHtml(name)}">`,
+      )
+      .join("");
+    return `${links}${style}<div${open}>${html}</div>`;
   }
 
   /** Stops the render worker (a new one starts with the next render). */
@@ -305,7 +353,9 @@ export class IslandRenderer {
   #current(): RenderThread {
     if (this.#thread === undefined || this.#thread.stopped) {
       const thread = new RenderThread();
-      thread.worker.on("message", (message: FromWorker) => this.#receive(thread, message));
+      thread.worker.on("message", (batch: FromWorker[]) => {
+        for (const message of batch) this.#receive(thread, message);
+      });
       thread.worker.on("error", (error) => this.#lost(thread, error));
       thread.worker.on("exit", () => this.#lost(thread, undefined));
       this.#thread = thread;
@@ -325,7 +375,9 @@ export class IslandRenderer {
       type: "render",
       id,
       props: render.props,
+      apiBase: render.apiBase,
       module: thread.version(render.name, render.own),
+      metadata: render.metadata,
     });
     this.#recycleIfFull(thread);
     render.timer = setTimeout(() => this.#expired(id, render), this.#timeoutMs);
@@ -373,6 +425,9 @@ export class IslandRenderer {
       case "pong":
         this.#answered(thread);
         return;
+      case "ready":
+        thread.ready = true;
+        return;
       case "load":
       case "loadMetadata":
         void this.#answer(thread, message);
@@ -389,6 +444,7 @@ export class IslandRenderer {
     try {
       if (message.type === "load") {
         const bundle = await this.#sources.serverBundle(name);
+        this.#renders.get(message.render)?.bundles.set(name, bundle);
         thread.send({ type: "module", request, module: thread.version(name, bundle) });
         this.#recycleIfFull(thread);
       } else {
@@ -407,8 +463,14 @@ export class IslandRenderer {
    */
   #expired(id: number, render: InFlight): void {
     if (this.#renders.get(id) !== render) return;
-    render.expired = true;
     const { thread } = render;
+    if (!thread.ready && !thread.stopped) {
+      // Still starting (loading React on a busy machine may block it for seconds): its
+      // renders have not begun, so their time starts again.
+      render.timer = setTimeout(() => this.#expired(id, render), this.#timeoutMs);
+      return;
+    }
+    render.expired = true;
     if (thread.checking || thread.stopped) return;
     thread.checking = true;
     const ping = this.#nextId++;

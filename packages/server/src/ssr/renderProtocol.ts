@@ -2,6 +2,9 @@
  * The messages between the island renderer (the server's thread) and its render worker. The
  * worker renders; everything it needs of the components — a server bundle, metadata — it asks
  * the server's thread for, which owns the caches and esbuild.
+ *
+ * Each side posts the messages of one turn (of its microtasks) as one array: a page's islands,
+ * rendered at once, cross the threads in a message or two instead of three each.
  */
 
 /** A version of a component's server bundle, as the worker gets it. */
@@ -21,7 +24,11 @@ export type ToWorker =
       type: "render";
       id: number;
       props: Record<string, unknown>;
+      /** The API base the components' asset URLs start with (`/api`, or a CDN's URL). */
+      apiBase: string;
       module: ModuleVersion;
+      /** The component's metadata, which the server's thread read to check the props. */
+      metadata: unknown;
     }
   | { type: "abort"; id: number }
   | { type: "module"; request: number; module: ModuleVersion }
@@ -45,7 +52,12 @@ export type FromWorker =
       loaded: Record<string, string>;
     }
   | { type: "failed"; id: number; failure: RenderFailure }
-  | { type: "pong"; id: number };
+  | { type: "pong"; id: number }
+  /**
+   * The worker has loaded React and the rest (or failed to): until then, a render's time does
+   * not run out, and a slow start is not taken for a component stuck in a loop.
+   */
+  | { type: "ready" };
 
 /** Why a render failed, as the worker reports it. */
 export type RenderFailure =

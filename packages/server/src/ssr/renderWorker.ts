@@ -11,7 +11,9 @@
  *
  * It asks the server's thread for server bundles and metadata (see `renderProtocol.ts`) and
  * renders `<SvcProvider><ServerComponent name props /></SvcProvider>` with React's `prerender`,
- * so `useComponent` works on the server as in the browser.
+ * so `useComponent` works on the server as in the browser. The island's own module and
+ * metadata come with the render, so a component that loads no other never suspends: it is
+ * rendered with `renderToString` at once, without `prerender`'s streams and task scheduling.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
@@ -32,6 +34,7 @@ interface Peers {
   shared: SharedModules;
   createElement: typeof import("react").createElement;
   prerender: typeof import("react-dom/static").prerender;
+  renderToString: typeof import("react-dom/server").renderToString;
   QueryClient: typeof import("@tanstack/react-query").QueryClient;
   svc: typeof import("@svc/react");
 }
@@ -40,6 +43,7 @@ async function loadPeers(): Promise<Peers> {
   const need = <T>(id: string) => requirePeer<T>(id, "server-side rendering", RENDER_PEERS);
   const react = need<typeof import("react")>("react");
   const staticDom = need<typeof import("react-dom/static")>("react-dom/static");
+  const serverDom = need<typeof import("react-dom/server")>("react-dom/server");
   // ES modules, so that svc's React layer and TanStack Query are the very copies that
   // `@svc/react` itself imports.
   const [svc, query] = await Promise.all([import("@svc/react"), import("@tanstack/react-query")]);
@@ -67,6 +71,7 @@ async function loadPeers(): Promise<Peers> {
     shared,
     createElement: react.createElement,
     prerender: staticDom.prerender,
+    renderToString: serverDom.renderToString,
     QueryClient: query.QueryClient,
     svc,
   };
@@ -114,6 +119,11 @@ interface Evaluated {
   serverHash: string;
   hash: string;
   bundle: EvaluatedBundle;
+  /**
+   * Rendering this version loaded another component (`useComponent`) last time: it suspends,
+   * so it goes to `prerender` straight away.
+   */
+  suspends: boolean;
 }
 
 /** A request of the worker's the server's thread refused (not found, a bundle error, …). */
@@ -127,27 +137,61 @@ class Refused extends Error {
 
 const port = parentPort;
 if (port === null) throw new Error("renderWorker.ts runs as a worker thread");
-const post = (message: FromWorker) => port.postMessage(message);
+/** Messages of this turn, posted together once it ends (see `renderProtocol.ts`). */
+let outbox: FromWorker[] = [];
+function post(message: FromWorker): void {
+  if (outbox.push(message) === 1) queueMicrotask(flush);
+}
+function flush(): void {
+  const batch = outbox;
+  outbox = [];
+  port?.postMessage(batch);
+}
 
+/** Evaluated versions, by API base and name (asset URLs differ per API base). */
 const evaluated = new Map<string, Evaluated>();
+/** The newest code of each component this worker got, to evaluate it for another API base. */
+const codes = new Map<string, { serverHash: string; code: string }>();
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 const renders = new Map<number, AbortController>();
 let nextRequest = 1;
 let peers: Promise<Peers> | undefined;
 
-/** Evaluates `module` unless this worker has its version already; its newest version. */
-function evaluate(module: ModuleVersion, shared: SharedModules): Evaluated {
-  const known = evaluated.get(module.name);
+/**
+ * The URL of a file a component imports (`./assets/logo-24WHYHIF.png`) as its browser bundle
+ * makes it when loaded from `apiBase`: a path below a path, the full URL below a full URL.
+ */
+function assetUrlOf(apiBase: string): (path: string) => string {
+  const bundles = `${apiBase}/bundles/`;
+  if (/^[a-z][a-z\d+.-]*:/i.test(apiBase)) return (path) => new URL(path, bundles).href;
+  const root = bundles.startsWith("/") ? bundles : `/${bundles}`;
+  return (path) => new URL(path, `file://${root}`).pathname;
+}
+
+/** Evaluates `module` for `apiBase` unless this worker has that version already. */
+function evaluate(module: ModuleVersion, shared: SharedModules, apiBase: string): Evaluated {
+  const key = `${apiBase}\n${module.name}`;
+  const known = evaluated.get(key);
   if (known !== undefined && known.serverHash === module.serverHash) {
     known.hash = module.hash;
     return known;
   }
-  if (module.code === undefined) {
+  if (module.code !== undefined) {
+    codes.set(module.name, { serverHash: module.serverHash, code: module.code });
+  }
+  const source = codes.get(module.name);
+  if (source === undefined || source.serverHash !== module.serverHash) {
     throw new Error(`svc: the render worker lacks ${module.name}@${module.serverHash}`);
   }
-  const bundle = evaluateServerBundle(module.code, module.name, shared);
-  const fresh = { serverHash: module.serverHash, hash: module.hash, bundle };
-  evaluated.set(module.name, fresh);
+  const bundle = evaluateServerBundle(source.code, module.name, shared, assetUrlOf(apiBase));
+  const fresh = { serverHash: module.serverHash, hash: module.hash, bundle, suspends: false };
+  // Older versions (and other API bases' copies of them) go, so memory stays bounded.
+  for (const [other, version] of evaluated) {
+    if (other.endsWith(`\n${module.name}`) && version.serverHash !== module.serverHash) {
+      evaluated.delete(other);
+    }
+  }
+  evaluated.set(key, fresh);
   return fresh;
 }
 
@@ -159,7 +203,19 @@ function ask<T>(message: (request: number) => FromWorker): Promise<T> {
   });
 }
 
-async function render(id: number, props: Record<string, unknown>, module: ModuleVersion) {
+/**
+ * Whether `renderToString` left a Suspense boundary to the browser: something suspended (it
+ * does not wait) or threw. Text and attributes are escaped, so only React writes these markers.
+ */
+const CLIENT_RENDERED = /<!--\$[!?]-->/;
+
+async function render(
+  id: number,
+  props: Record<string, unknown>,
+  module: ModuleVersion,
+  metadata: unknown,
+  apiBase: string,
+) {
   const controller = new AbortController();
   renders.set(id, controller);
   // Every component the render loads, with its browser hash and its version's stack mapper.
@@ -175,55 +231,79 @@ async function render(id: number, props: Record<string, unknown>, module: Module
     return;
   }
   try {
-    const { createElement, prerender, QueryClient, shared, svc } = ready;
-    const own = evaluate(module, shared);
+    const { createElement, prerender, renderToString, QueryClient, shared, svc } = ready;
+    const own = evaluate(module, shared, apiBase);
     loaded.set(module.name, own);
+    /** The render asked for another component or metadata: it suspended. */
+    let asked = false;
     const client = {
-      apiBase: "/api",
+      apiBase,
       manifestUrl: undefined,
       source: "server",
       async load(other: string) {
         const known = loaded.get(other);
         if (known !== undefined) return known.bundle.module;
+        asked = true;
         const version = await ask<ModuleVersion>((request) => ({
           type: "load",
           request,
           render: id,
           name: other,
-          have: evaluated.get(other)?.serverHash,
+          have: codes.get(other)?.serverHash,
         }));
-        const found = evaluate(version, shared);
+        const found = evaluate(version, shared, apiBase);
         loaded.set(other, found);
         return found.bundle.module;
       },
-      loadMetadata: (other: string) =>
-        ask<ComponentMetadata>((request) => ({
+      loadMetadata: (other: string) => {
+        asked = true;
+        return ask<ComponentMetadata>((request) => ({
           type: "loadMetadata",
           request,
           render: id,
           name: other,
-        })),
+        }));
+      },
       loadManifest: () => Promise.reject(new Error("no manifest on the server")),
+      // Each component is loaded from the main thread as it renders: nothing is fetched ahead.
+      loadPreloaded: () => Promise.resolve(new Map()),
       setHash() {},
       invalidate() {},
     };
-    let failure: unknown;
-    const sheet = { data: "" };
+    const queryClient = new QueryClient();
+    // What the island's own component needs is at hand: nothing to suspend for.
+    queryClient.setQueryData(svc.svcQueryKeys.component(client, module.name), own.bundle.module);
+    queryClient.setQueryData(svc.svcQueryKeys.metadata(client, module.name), metadata);
     const tree = createElement(
       svc.SvcProvider,
-      { client, queryClient: new QueryClient() },
+      { client, queryClient },
       createElement(svc.ServerComponent, { name: module.name, props }),
     );
-    const result = await renderSheet.run(sheet, () =>
-      prerender(tree, {
-        signal: controller.signal,
-        onError: (error) => {
-          failure ??= error;
-        },
-      }),
-    );
-    if (failure !== undefined) throw failure;
-    const html = await new Response(result.prelude).text();
+    let html: string | undefined;
+    let sheet = { data: "" };
+    if (!own.suspends) {
+      const attempt = renderSheet.run(sheet, () => renderToString(tree));
+      if (!CLIENT_RENDERED.test(attempt)) html = attempt;
+      else {
+        // It suspended (or threw): `prerender` waits for what it asked for (the same query
+        // client, so nothing is asked twice) and reports what it threw.
+        own.suspends = asked;
+        sheet = { data: "" };
+      }
+    }
+    if (html === undefined) {
+      let failure: unknown;
+      const result = await renderSheet.run(sheet, () =>
+        prerender(tree, {
+          signal: controller.signal,
+          onError: (error) => {
+            failure ??= error;
+          },
+        }),
+      );
+      if (failure !== undefined) throw failure;
+      html = await new Response(result.prelude).text();
+    }
     post({
       type: "rendered",
       id,
@@ -260,11 +340,15 @@ function failureOf(error: unknown, loaded: Map<string, Evaluated>): RenderFailur
   return { component, message: thrown.message, stack };
 }
 
-port.on("message", (message: ToWorker) => {
+port.on("message", (batch: ToWorker[]) => {
+  for (const message of batch) receive(message);
+});
+
+function receive(message: ToWorker): void {
   switch (message.type) {
     case "render":
       post({ type: "started", id: message.id });
-      void render(message.id, message.props, message.module);
+      void render(message.id, message.props, message.module, message.metadata, message.apiBase);
       break;
     case "abort":
       renders.get(message.id)?.abort();
@@ -280,9 +364,12 @@ port.on("message", (message: ToWorker) => {
       else waiting.resolve(message.type === "module" ? message.module : message.metadata);
     }
   }
-});
+}
 
 // Load the peers at once, so the first render does not wait for them (a failure is reported
 // to the first render that needs them).
 peers = loadPeers();
-peers.catch(() => {});
+peers.then(
+  () => post({ type: "ready" }),
+  () => post({ type: "ready" }),
+);

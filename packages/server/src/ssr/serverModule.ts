@@ -1,5 +1,6 @@
 import { builtinModules, SourceMap } from "node:module";
 import { Script } from "node:vm";
+import { SERVER_ASSET_URL } from "../bundling/componentFiles.ts";
 
 /** A component's server bundle, evaluated: its exports. */
 export type ServerModule = Readonly<Record<string, unknown>>;
@@ -23,21 +24,26 @@ const builtins = new Set(builtinModules);
  * the old one be collected: memory stays flat across any number of edits. `require` answers
  * the shared modules with `shared` (the server's own React and friends, so a component and
  * the renderer share one React) and Node's built-in modules; anything else was bundled.
+ * `assetUrl` gives the URL of a file the component imports (`./assets/logo-24WHYHIF.png`,
+ * relative to the bundles directory), as the browser bundle's would be: see
+ * `resolveAssetUrls`.
  */
 export function evaluateServerBundle(
   code: string,
   name: string,
   shared: SharedModules,
+  assetUrl: (path: string) => string = (path) => path,
 ): EvaluatedBundle {
   const filename = `svc-server:${name}.cjs`;
   // The wrapper's first line is its own, so the bundle's line n is the script's line n + 1.
-  const source = `(function (exports, require, module, __filename, __dirname) {\n${code}\n})`;
+  const source = `(function (exports, require, module, __filename, __dirname, ${SERVER_ASSET_URL}) {\n${code}\n})`;
   const run = new Script(source, { filename }).runInThisContext() as (
     exports: object,
     require: (id: string) => unknown,
     module: { exports: object },
     filename: string,
     dirname: string,
+    assetUrl: (path: string) => string,
   ) => void;
   const module: { exports: object } = { exports: {} };
   const require = (id: string): unknown => {
@@ -48,7 +54,7 @@ export function evaluateServerBundle(
       `Component "${name}" needs "${id}" on the server, which is neither bundled nor shared`,
     );
   };
-  run.call(module.exports, module.exports, require, module, filename, "/");
+  run.call(module.exports, module.exports, require, module, filename, "/", assetUrl);
   const exports = module.exports as ServerModule;
   return { module: exports, mapStack: (stack) => mapStack(stack, code, filename) };
 }

@@ -1,6 +1,7 @@
 import { useComponent } from "@svc/react";
 import { Suspense, useEffect, useState } from "react";
 import { nextIndex } from "./nextIndex";
+import "./carousel.css";
 
 export interface CarouselProps {
   images: string[];
@@ -31,13 +32,11 @@ export default function Carousel({
   if (images.length === 0) return <p className="svc-carousel">No images.</p>;
   const current = images[index % images.length] as string;
   return (
-    <figure className="svc-carousel" style={{ margin: 0, display: "inline-block" }}>
+    <figure className="svc-carousel">
       <Suspense fallback={<div style={{ width: size, height: size }}>Loading…</div>}>
         <Slide src={current} size={size} />
       </Suspense>
-      <figcaption
-        style={{ display: "flex", gap: 8, alignItems: "center", justifyContent: "center" }}
-      >
+      <figcaption>
         <button
           type="button"
           aria-label="previous"

@@ -1,7 +1,12 @@
+import styles from "./Image.module.css";
+// Shipped with the component: served (or inlined) by svc like any imported file.
+import placeholder from "./placeholder.svg";
+
 export type ObjectFit = "cover" | "contain" | "fill" | "none" | "scale-down";
 
 export interface ImageProps {
-  src: string;
+  /** Image URL. Default: the placeholder picture that comes with this example. */
+  src?: string;
   alt?: string;
   size?: number;
   fit?: ObjectFit;
@@ -10,12 +15,12 @@ export interface ImageProps {
 export default function Image({ src, alt = "", size = 240, fit = "cover" }: ImageProps) {
   return (
     <img
-      className="svc-image"
-      src={src}
+      className={`svc-image ${styles.image}`}
+      src={src || placeholder}
       alt={alt}
       width={size}
       height={size}
-      style={{ objectFit: fit, borderRadius: 8, display: "block" }}
+      style={{ objectFit: fit }}
     />
   );
 }

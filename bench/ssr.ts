@@ -1,0 +1,385 @@
+/**
+ * Islands, server rendering (issue 17): `npm run bench -- ssr`.
+ *
+ * - Warm render of the store's product card through svc (`handlers.renderIsland`: props
+ *   checked, the render worker's round trip, the island's container and styles) against
+ *   React's `renderToString` of the same component imported in this process (built by
+ *   esbuild for Node, goober's rules extracted as svc does), same props. One render at a time,
+ *   and 64 at once (a page of islands): per-render time, median of batches.
+ * - Cold render (a new handler set: the server bundle built, a new render worker started)
+ *   against a cold browser bundle (a new handler set's first `getBundle`).
+ * - A page of 20 product cards in Chromium under 4× CPU throttling and 100 ms latency (CDP):
+ *   server-rendered islands hydrated on `visible` against 20 empty containers the loader
+ *   renders. First contentful paint, and bytes of JavaScript transferred until the page is
+ *   loaded and its network idle, before any interaction. Twice: the cards in the first screen
+ *   (a product list), and below a first screen of text (none in view until the reader
+ *   scrolls).
+ *
+ * React runs with NODE_ENV=production (unless set otherwise), in this process and in the
+ * render worker alike, as a production server would.
+ */
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ComponentRegistry,
+  createHandlers,
+  createNodeHandler,
+  type Handlers,
+  parseComponentName,
+  silentLogger,
+} from "@svc/server";
+import * as esbuild from "esbuild";
+import { median, type Row, timeMs } from "./lib.ts";
+
+const COMPONENTS = fileURLToPath(new URL("../examples/store/components", import.meta.url));
+const PRODUCT = parseComponentName("product");
+const PROPS = {
+  name: "Stoneware Mug",
+  price: 14.5,
+  description: "A hand-glazed 350 ml mug that keeps coffee warm through a long meeting.",
+  url: "/products/1",
+};
+
+const require = createRequire(import.meta.url);
+
+/** `renderToString` of the product card imported directly, its goober rules extracted. */
+async function directRender(): Promise<() => string> {
+  const React = require("react") as typeof import("react");
+  const { renderToString } = require("react-dom/server") as typeof import("react-dom/server");
+  const goober = require("goober") as typeof import("goober");
+  goober.setup(React.createElement);
+  const built = await esbuild.build({
+    entryPoints: [join(COMPONENTS, "product", "index.tsx")],
+    bundle: true,
+    write: false,
+    format: "cjs",
+    platform: "node",
+    target: "node22",
+    jsx: "automatic",
+    external: ["react", "react/jsx-runtime", "react-dom", "goober"],
+    define: { "process.env.NODE_ENV": JSON.stringify(process.env.NODE_ENV) },
+    logLevel: "silent",
+  });
+  const module = { exports: {} as { default: import("react").ComponentType<typeof PROPS> } };
+  new Function("module", "exports", "require", built.outputFiles[0]?.text ?? "")(
+    module,
+    module.exports,
+    require,
+  );
+  const Product = module.exports.default;
+  return () => renderToString(React.createElement(Product, PROPS)) + goober.extractCss();
+}
+
+function storeHandlers(): Handlers {
+  return createHandlers(new ComponentRegistry(COMPONENTS, { logger: silentLogger }), {
+    logger: silentLogger,
+  });
+}
+
+async function warmRender(): Promise<Row[]> {
+  const direct = await directRender();
+  const handlers = storeHandlers();
+  const svc = () => handlers.renderIsland(PRODUCT, PROPS);
+  const html = await svc(); // bundles built, worker started
+  if (!html.includes("Stoneware Mug") || !direct().includes("Stoneware Mug")) {
+    throw new Error("ssr bench: the product card did not render its name");
+  }
+  const batch = 200;
+  const concurrent = 64;
+  const directTimes: number[] = [];
+  const serialTimes: number[] = [];
+  const concurrentTimes: number[] = [];
+  const directCpu: number[] = [];
+  const concurrentCpu: number[] = [];
+  /** CPU time of every thread of the process (µs): the worker's as well as this one's. */
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
+  for (let round = 0; round < 14; round++) {
+    const dCpu = cpu();
+    const d = await timeMs(async () => {
+      for (let i = 0; i < batch; i++) direct();
+    });
+    directCpu.push((cpu() - dCpu) / batch);
+    const s = await timeMs(async () => {
+      for (let i = 0; i < batch; i++) await svc();
+    });
+    const cCpu = cpu();
+    const c = await timeMs(async () => {
+      for (let i = 0; i < batch; i += concurrent) {
+        await Promise.all(Array.from({ length: concurrent }, svc));
+      }
+    });
+    concurrentCpu.push((cpu() - cCpu) / (Math.ceil(batch / concurrent) * concurrent));
+    if (round < 4) {
+      directCpu.pop();
+      concurrentCpu.pop();
+      continue; // warm-up: JIT on both sides
+    }
+    directTimes.push((d / batch) * 1000);
+    serialTimes.push((s / batch) * 1000);
+    concurrentTimes.push((c / (Math.ceil(batch / concurrent) * concurrent)) * 1000);
+  }
+  const row = (name: string, times: number[], baseline = median(directTimes)): Row => {
+    const value = median(times);
+    const ratio = value / baseline;
+    return { name, value, unit: "µs/render", baseline, ratio, target: "≤ 1.2×", ok: ratio <= 1.2 };
+  };
+  return [
+    row(
+      "warm render, store product card, one at a time (svc renderIsland vs renderToString in process)",
+      serialTimes,
+    ),
+    row(
+      `warm render, store product card, ${concurrent} at once (svc renderIsland vs renderToString in process)`,
+      concurrentTimes,
+    ),
+    {
+      ...row(
+        `warm render, store product card, ${concurrent} at once — CPU time of all threads per render`,
+        concurrentCpu,
+        median(directCpu),
+      ),
+      unit: "µs CPU/render",
+    },
+  ];
+}
+
+async function coldRender(): Promise<Row> {
+  // One registry, as a running server has discovered its components already: a cold render
+  // is a new handler set (empty bundle caches, a new render worker). Idle workers of earlier
+  // handler sets are unreferenced and stay idle.
+  const registry = new ComponentRegistry(COMPONENTS, { logger: silentLogger });
+  const fresh = () => createHandlers(registry, { logger: silentLogger });
+  const render = () => fresh().renderIsland(PRODUCT, PROPS);
+  const bundle = () => fresh().getBundle(PRODUCT);
+  for (let i = 0; i < 2; i++) {
+    await bundle();
+    await render();
+  }
+  const renderTimes: number[] = [];
+  const bundleTimes: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    bundleTimes.push(await timeMs(bundle));
+    renderTimes.push(await timeMs(render));
+  }
+  const value = median(renderTimes);
+  const baseline = median(bundleTimes);
+  const ratio = value / baseline;
+  return {
+    name: "cold render, store product card (new handler set: server bundle built, new worker) vs cold browser bundle",
+    value,
+    unit: "ms",
+    baseline,
+    ratio,
+    target: "≤ 1.5×",
+    ok: ratio <= 1.5,
+  };
+}
+
+const ISLANDS = 20;
+
+function propsOf(i: number) {
+  return { name: `Product ${i + 1}`, price: 10 + i * 2.5, url: `/products/${i + 1}` };
+}
+
+/**
+ * `"top"`: the cards fill the first screen (a product list); `"below"`: they follow a screen
+ * of text, so none is in view before the reader scrolls.
+ */
+type Layout = "top" | "below";
+
+function page(islands: string, layout: Layout): string {
+  const intro =
+    layout === "below"
+      ? '<header style="height:100vh"><h1>Our shop</h1><p>Everything we sell, below.</p></header>'
+      : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Products</title><style>body{margin:0;font-family:sans-serif}main{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:16px;padding:16px}main>div{min-height:140px}</style></head><body>${intro}<main>${islands}</main><script src="/api/loader.js" data-svc-api="/api" defer></script></body></html>`;
+}
+
+/** A real svc server: the API (bundles, the loader) at /api, and the two pages. */
+async function startPageServer() {
+  const handlers = createHandlers(new ComponentRegistry(COMPONENTS, { logger: silentLogger }), {
+    logger: silentLogger,
+    // As `svc build` writes them, so the JavaScript counted is what production sends.
+    bundleOptions: { minify: true, sourcemap: false, mode: "production" },
+  });
+  const api = createNodeHandler(handlers, { prefix: "/api", live: false });
+  const containers = Array.from(
+    { length: ISLANDS },
+    (_, i) =>
+      `<div data-svc-component="product" data-svc-props="${JSON.stringify(propsOf(i)).replaceAll('"', "&quot;")}"></div>`,
+  ).join("");
+  const server = createServer((req, res) => {
+    const send = (html: string) =>
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+        .end(html);
+    if (req.url === "/favicon.ico") return res.writeHead(204).end();
+    const [, mode, layout] = /^\/(client|ssr)\/(top|below)$/.exec(req.url ?? "") ?? [];
+    if (mode === "client") return send(page(containers, layout as Layout));
+    if (mode === "ssr") {
+      // Rendered per request, as a backend renders its page.
+      void Promise.all(
+        Array.from({ length: ISLANDS }, (_, i) =>
+          handlers.renderIsland(PRODUCT, propsOf(i), { hydrate: "visible" }),
+        ),
+      ).then(
+        (islands) => send(page(islands.join(""), layout as Layout)),
+        (error: unknown) => res.writeHead(500).end(String(error)),
+      );
+      return;
+    }
+    api(req, res, () => res.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+interface PageLoad {
+  fcp: number;
+  jsBytes: number;
+  /** Contents of every product card on the page after load (checks that it rendered). */
+  cards: number;
+}
+
+async function loadPage(
+  browser: import("playwright-core").Browser,
+  url: string,
+): Promise<PageLoad> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 100,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+    const scripts = new Set<string>();
+    let jsBytes = 0;
+    cdp.on("Network.responseReceived", (event) => {
+      if (event.type === "Script" || /javascript/.test(event.response.mimeType)) {
+        scripts.add(event.requestId);
+      }
+    });
+    cdp.on("Network.loadingFinished", (event) => {
+      if (scripts.has(event.requestId)) jsBytes += event.encodedDataLength;
+    });
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+    });
+    await page.goto(url, { waitUntil: "load" });
+    // The loader ran, every card is on the page and painted…
+    await page
+      .waitForFunction(
+        (count) =>
+          "svc" in window &&
+          document.querySelectorAll('[data-testid="product-card"]').length === count &&
+          performance.getEntriesByName("first-contentful-paint").length > 0,
+        ISLANDS,
+        { timeout: 60_000 },
+      )
+      .catch(async (error: unknown) => {
+        const state = await page.evaluate(() => ({
+          loader: "svc" in window,
+          cards: document.querySelectorAll('[data-testid="product-card"]').length,
+          paints: performance.getEntriesByType("paint").map((e) => e.name),
+        }));
+        throw new Error(`ssr bench: ${url} did not finish: ${JSON.stringify(state)}`, {
+          cause: error,
+        });
+      });
+    // …and nothing more is fetched for a second: what the page needs before any interaction.
+    let seen = -1;
+    for (let quiet = 0; quiet < 1000; ) {
+      const now = await page.evaluate(() => performance.getEntriesByType("resource").length);
+      quiet = now === seen ? quiet + 100 : 0;
+      seen = now;
+      await page.waitForTimeout(100);
+    }
+    const fcp = await page.evaluate(
+      () => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Number.NaN,
+    );
+    const cards = await page.locator('[data-testid="product-card"]').count();
+    if (problems.length > 0) throw new Error(`ssr bench: ${url}: ${problems.join("; ")}`);
+    return { fcp, jsBytes, cards };
+  } finally {
+    await context.close();
+  }
+}
+
+async function islandPage(): Promise<Row[]> {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: process.env.SVC_CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+  const server = await startPageServer();
+  try {
+    const rows: Row[] = [];
+    for (const [layout, rounds, where] of [
+      ["top", 9, "cards in the first screen"],
+      ["below", 5, "cards below a first screen of text"],
+    ] as const) {
+      const loads = { ssr: [] as PageLoad[], client: [] as PageLoad[] };
+      for (let round = 0; round < rounds; round++) {
+        for (const mode of ["client", "ssr"] as const) {
+          const load = await loadPage(browser, `${server.base}/${mode}/${layout}`);
+          if (load.cards !== ISLANDS || !Number.isFinite(load.fcp)) {
+            throw new Error(`ssr bench: /${mode}/${layout} showed ${load.cards} cards`);
+          }
+          if (round > 0) loads[mode].push(load); // the first round warms the server's caches
+        }
+      }
+      const prefix = `${ISLANDS}-island page (${where}), Chromium, 4× CPU throttling, 100 ms latency`;
+      const fcp = median(loads.ssr.map((l) => l.fcp));
+      const fcpBase = median(loads.client.map((l) => l.fcp));
+      const bytes = median(loads.ssr.map((l) => l.jsBytes));
+      const bytesBase = median(loads.client.map((l) => l.jsBytes));
+      rows.push(
+        {
+          name: `${prefix} — first contentful paint (SSR + visible vs client-only)`,
+          value: fcp,
+          unit: "ms",
+          baseline: fcpBase,
+          ratio: fcp / fcpBase,
+          target: "< 1× (lower)",
+          ok: fcp < fcpBase,
+        },
+        {
+          name: `${prefix} — JavaScript before interaction (SSR + visible vs client-only)`,
+          value: bytes / 1024,
+          unit: "KiB",
+          baseline: bytesBase / 1024,
+          ratio: bytes / bytesBase,
+          target: "< 1× (lower)",
+          ok: bytes < bytesBase,
+        },
+      );
+    }
+    return rows;
+  } finally {
+    await server.close();
+    await browser.close();
+  }
+}
+
+export async function benchSsr(): Promise<Row[]> {
+  process.env.NODE_ENV ??= "production";
+  const rows = await warmRender();
+  rows.push(await coldRender());
+  rows.push(...(await islandPage()));
+  return rows;
+}

@@ -1,0 +1,219 @@
+/**
+ * Zero-waterfall composition in real Chromium, with 100 ms of latency per request (CDP): a
+ * three-level composition a → b → c (a asks for b with `useComponent("b")`, b for c with
+ * `<ServerComponent name="c">`) against the same shape with names computed at run time
+ * (x → y → z), which load on demand, one round trip per level.
+ */
+import { join } from "node:path";
+import { build, ComponentRegistry } from "@svc/server";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  buildLoaderOnce,
+  html,
+  launchBrowser,
+  makeTempDir,
+  openPage,
+  removeDir,
+  startTestServer,
+  type TestServer,
+  widget,
+  writeFiles,
+} from "./helpers.ts";
+
+const LATENCY = 100;
+
+/** A component that notes when its module was evaluated, and renders `inner`. */
+const component = (name: string, imports: string, body: string, inner: string) =>
+  `${imports}\n` +
+  `const w = window as unknown as { evaluated?: Record<string, number> };\n` +
+  `(w.evaluated ??= {})[${JSON.stringify(name)}] = performance.now();\n` +
+  `export default function Component() {\n  ${body}\n  return <span id="${name}">${name} ${inner}</span>;\n}\n`;
+
+const COMPONENTS: Record<string, string> = {
+  "a/index.tsx": component(
+    "a",
+    'import { useComponent } from "@svc/react";',
+    'const B = useComponent("b");',
+    "<B />",
+  ),
+  "b/index.tsx": component(
+    "b",
+    'import { ServerComponent } from "@svc/react";',
+    "",
+    '<ServerComponent name="c" />',
+  ),
+  "c/index.tsx": component("c", "", "", ""),
+  // The same, with names computed at run time: nothing to find at bundle time.
+  "x/index.tsx": component(
+    "x",
+    'import { useComponent } from "@svc/react";',
+    'const Y = useComponent(["y"].join(""));',
+    "<Y />",
+  ),
+  "y/index.tsx": component(
+    "y",
+    'import { ServerComponent } from "@svc/react";',
+    'const z = ["z"][0] as string;',
+    "<ServerComponent name={z} />",
+  ),
+  "z/index.tsx": component("z", "", "", ""),
+};
+
+/** Records when each `[id]` of a component first appears (the page's clock). */
+function recordRenders(page: Page) {
+  return page.addInitScript(() => {
+    const rendered: Record<string, number> = {};
+    (window as unknown as { rendered: typeof rendered }).rendered = rendered;
+    new MutationObserver(() => {
+      for (const id of ["a", "b", "c", "x", "y", "z"]) {
+        if (rendered[id] === undefined && document.getElementById(id)) {
+          rendered[id] = performance.now();
+        }
+      }
+    }).observe(document, { subtree: true, childList: true });
+  });
+}
+
+interface Timing {
+  /** When each bundle's request started and its response ended, by component. */
+  requests: Record<string, { start: number; end: number }>;
+  evaluated: Record<string, number>;
+  rendered: Record<string, number>;
+}
+
+/** Opens `url` with 100 ms of latency on every request and waits for `last` to render. */
+async function timed(browser: Browser, url: string, last: string): Promise<Timing> {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: LATENCY,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    await recordRenders(page);
+    await page.goto(url);
+    await page.waitForSelector(`#${last}`, { timeout: 20_000 });
+    expect(errors).toEqual([]);
+    return await page.evaluate(() => {
+      const requests: Record<string, { start: number; end: number }> = {};
+      for (const entry of performance.getEntriesByType("resource")) {
+        const file = /\/([a-z])(?:\.[0-9a-f]+)?\.js(?:\?|$)/.exec(
+          new URL(entry.name).pathname,
+        )?.[1];
+        const timing = entry as PerformanceResourceTiming;
+        if (file !== undefined && /bundles\//.test(entry.name)) {
+          requests[file] = { start: timing.startTime, end: timing.responseEnd };
+        }
+      }
+      const w = window as unknown as {
+        evaluated: Record<string, number>;
+        rendered: Record<string, number>;
+      };
+      return { requests, evaluated: w.evaluated, rendered: w.rendered };
+    });
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * What both modes must show: a, b and c fetched within `rounds` round trips of a's request
+ * (a round trip: a's own request, measured on the same page), overlapping it, and rendered in
+ * one pass; x, y and z one after another.
+ */
+function expectNoWaterfall(preloaded: Timing, computed: Timing, rounds: number) {
+  const { a, b, c } = preloaded.requests;
+  if (a === undefined || b === undefined || c === undefined) {
+    throw new Error(`a bundle request is missing: ${JSON.stringify(preloaded.requests)}`);
+  }
+  const roundTrip = a.end - a.start;
+  // b and c were asked for before a's bundle was evaluated (as its response came: API)…
+  for (const dependency of [b, c]) {
+    expect(dependency.start).toBeLessThan(preloaded.evaluated.a as number);
+  }
+  // … so the three arrived within about `rounds` round trips (give or take the page's own work),
+  // sooner than the waterfall below …
+  const span = Math.max(b.end, c.end) - a.start;
+  expect(span).toBeLessThan((rounds + 1) * roundTrip);
+  // … and render together: a waits for what it asks for instead of suspending per level
+  // (React would reveal each level's Suspense boundary at least 300 ms after the last).
+  expect((preloaded.rendered.c as number) - (preloaded.rendered.a as number)).toBeLessThan(
+    LATENCY / 2,
+  );
+
+  const { x, y, z } = computed.requests;
+  if (x === undefined || y === undefined || z === undefined) {
+    throw new Error(`a computed bundle request is missing: ${JSON.stringify(computed.requests)}`);
+  }
+  // Names computed at run time: each level is asked for after the one before arrived.
+  expect(y.start).toBeGreaterThanOrEqual(x.end);
+  expect(z.start).toBeGreaterThanOrEqual(y.end);
+  expect(z.end - x.start).toBeGreaterThanOrEqual(3 * LATENCY);
+  expect(span).toBeLessThan(z.end - x.start);
+}
+
+describe("preloading: a three-level composition costs one round trip", () => {
+  let browser: Browser;
+  let work: string | undefined;
+  let dev: TestServer;
+  let staticServer: TestServer;
+
+  beforeAll(async () => {
+    work = await makeTempDir("svc-preload-");
+    const components = join(work, "components");
+    await writeFiles(components, COMPONENTS);
+    const out = join(work, "build");
+    await build({ registry: new ComponentRegistry(components), outDir: out });
+    await buildLoaderOnce();
+    const pages = (loader: string) => ({
+      "/abc.html": { body: html(widget("a"), { loader }) },
+      "/xyz.html": { body: html(widget("x"), { loader }) },
+    });
+    [browser, dev, staticServer] = await Promise.all([
+      launchBrowser(),
+      startTestServer({ registry: new ComponentRegistry(components), pages: pages("") }),
+      startTestServer({
+        staticDir: out,
+        pages: pages(' data-svc-manifest="/static/svc/manifest.json"'),
+      }),
+    ]);
+    // A dev server that has built these once (any page view after the first): a's Link header
+    // names c too. Sources written just now would make the builds racy, hence the pause.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const name of ["c", "b", "a", "z", "y", "x"]) {
+      const response = await fetch(`${dev.url}/api/bundles/${name}.js`);
+      expect(response.status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.close();
+    await staticServer?.close();
+    await removeDir(work);
+  });
+
+  it("from the API: b and c start with a's answer (Link), so three levels cost two round trips, not three", async () => {
+    const linked = await fetch(`${dev.url}/api/bundles/a.js`);
+    expect(linked.headers.get("link")).toMatch(
+      /^<\.\/b\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/c\.js\?[0-9a-f]{12}>; rel=modulepreload$/,
+    );
+    const preloaded = await timed(browser, `${dev.url}/abc.html`, "c");
+    const computed = await timed(browser, `${dev.url}/xyz.html`, "z");
+    expectNoWaterfall(preloaded, computed, 2);
+    expect(dev.requestsTo("/api/bundles/b.js")).toHaveLength(2); // the warm-up, then the page
+  });
+
+  it("in static mode: a, b and c are requested together from the manifest, one round trip", async () => {
+    const preloaded = await timed(browser, `${staticServer.url}/abc.html`, "c");
+    const computed = await timed(browser, `${staticServer.url}/xyz.html`, "z");
+    const { a, b, c } = preloaded.requests;
+    // Started together: within a small part of one round trip.
+    expect(Math.max(b?.start ?? 0, c?.start ?? 0) - (a?.start ?? 0)).toBeLessThan(LATENCY / 2);
+    expectNoWaterfall(preloaded, computed, 1);
+  });
+});
