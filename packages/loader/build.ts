@@ -2,13 +2,17 @@
  * Builds the standalone loader:
  * - `dist/loader.js`: minified, `NODE_ENV` "production" (what pages and `svc serve` use);
  * - `dist/loader.dev.js`: readable, `NODE_ENV` "development" (React's dev warnings and
- *   svc's props validation against `schema.json`).
+ *   svc's props validation against `schema.json`);
+ * - `dist/loader.esm.js`: the same loader as a minified ES module that imports React,
+ *   `@svc/react`, TanStack Query and goober by bare name (the page's import map resolves them)
+ *   and each bundle by its own URL: no `blob:`, no import rewriting.
  *
  * Run with `node build.ts` (Node 24 runs TypeScript directly), or import `buildLoader`.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { IMPORT_MAP_MODULES } from "@svc/protocol";
 import * as esbuild from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -23,6 +27,8 @@ export interface BuiltLoader {
   /** Absolute paths of `loader.js` and `loader.dev.js`. */
   production: string;
   development: string;
+  /** Absolute path of `loader.esm.js`: the ES-module loader for import-map pages (no `blob:`). */
+  esm: string;
 }
 
 // A second copy of the script on a page must change nothing, so the whole bundle (React
@@ -34,6 +40,7 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
   const outdir = options.outdir ?? `${here}dist`;
   const production = `${outdir}/loader.js`;
   const development = `${outdir}/loader.dev.js`;
+  const moduleLoader = `${outdir}/loader.esm.js`;
   const common: esbuild.BuildOptions = {
     entryPoints: [`${here}src/loader.tsx`],
     bundle: true,
@@ -45,7 +52,10 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     conditions: ["source"],
     banner: { js: banner },
     // The loader's `window.svc.version` is its package's.
-    define: { __SVC_LOADER_VERSION__: JSON.stringify(version) },
+    define: {
+      __SVC_LOADER_VERSION__: JSON.stringify(version),
+      __SVC_MODULE_LOADING__: '"blob"',
+    },
     footer: { js: footer },
     legalComments: "none",
     logLevel: "warning",
@@ -65,9 +75,28 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       define: { ...common.define, "process.env.NODE_ENV": '"development"' },
     }),
   ]);
+  const esm = await esbuild.build({
+    ...common,
+    // React, @svc/react, TanStack Query, goober: the page's, through its import map.
+    external: [...IMPORT_MAP_MODULES],
+    format: "esm",
+    banner: {},
+    footer: {},
+    write: false,
+    minify: true,
+    define: {
+      ...common.define,
+      __SVC_MODULE_LOADING__: '"url"',
+      "process.env.NODE_ENV": '"production"',
+    },
+  });
   await mkdir(outdir, { recursive: true });
-  await Promise.all([writeAtomically(production, prod), writeAtomically(development, dev)]);
-  return { production, development };
+  await Promise.all([
+    writeAtomically(production, prod),
+    writeAtomically(development, dev),
+    writeAtomically(moduleLoader, esm),
+  ]);
+  return { production, development, esm: moduleLoader };
 }
 
 /**

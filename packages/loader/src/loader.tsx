@@ -32,6 +32,12 @@ import * as ReactDOMClient from "react-dom/client";
 /** Set by the build from `package.json` (see build.ts). */
 declare const __SVC_LOADER_VERSION__: string;
 const VERSION = __SVC_LOADER_VERSION__;
+/**
+ * Set by the build: `"url"` in `loader.esm.js`, an ES module whose React, `@svc/react` etc.
+ * are the page's import map's, importing each bundle by its own URL (no `blob:`).
+ */
+declare const __SVC_MODULE_LOADING__: "blob" | "url";
+const BY_URL = __SVC_MODULE_LOADING__ === "url";
 
 export interface SvcLoadOptions {
   /** API base to load from. Default: the script's `data-svc-api`, else `/api`. */
@@ -89,7 +95,14 @@ if (window.svc === undefined) window.svc = createLoader();
 
 function createLoader(): SvcGlobal {
   const script =
-    document.currentScript instanceof HTMLScriptElement ? document.currentScript : null;
+    document.currentScript instanceof HTMLScriptElement
+      ? document.currentScript
+      : // A module script has no currentScript: its data-svc-* attributes are looked up.
+        BY_URL
+        ? document.querySelector<HTMLScriptElement>(
+            'script[type="module"]:is([data-svc-api],[data-svc-manifest],[data-svc-live])',
+          )
+        : null;
   const manifestUrl =
     script?.dataset.svcManifest ??
     document.querySelector<HTMLScriptElement>("script[data-svc-manifest]")?.dataset.svcManifest;
@@ -108,7 +121,7 @@ function createLoader(): SvcGlobal {
     if (entry === undefined) {
       // One QueryClient per API: the query key is `['component', name]`, without the API.
       entry = {
-        client: S.createSvcClient({ apiBase, manifestUrl }),
+        client: S.createSvcClient({ apiBase, manifestUrl, moduleLoading: __SVC_MODULE_LOADING__ }),
         queryClient: new QueryClient(),
       };
       clients.set(key, entry);
@@ -297,6 +310,17 @@ function isLive(element: Element | null): boolean {
  * hooks. Everything is rendered through the registry's modules, never around them.
  */
 function resolveModules() {
+  if (BY_URL) {
+    // Imported through the import map: these are the very modules bundles get.
+    goober.setup(React.createElement);
+    return {
+      R: React,
+      createRoot: ReactDOMClient.createRoot,
+      hydrateRoot: ReactDOMClient.hydrateRoot,
+      S: svcReact,
+      problem: undefined,
+    };
+  }
   const registry = getModuleRegistry();
   const foreign = registry.react !== undefined && registry.react !== React;
   installModules(

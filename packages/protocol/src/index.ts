@@ -48,7 +48,12 @@ export type {
   PropertyMap,
   PropsSchema,
 } from "./metadata.ts";
-export { SHARED_MODULES, type SharedModuleName } from "./modules.ts";
+export {
+  IMPORT_MAP_MODULES,
+  type ImportMapModuleName,
+  SHARED_MODULES,
+  type SharedModuleName,
+} from "./modules.ts";
 export {
   type ComponentName,
   componentNameProblem,
@@ -63,10 +68,12 @@ export {
   BUNDLE_FILES_PATH,
   bundlePath,
   DEV_LOADER_PATH,
+  ESM_LOADER_PATH,
   islandPath,
   LIST_PATH,
   LOADER_PATH,
   metadataPath,
   STATIC_PATH,
   stylesheetPath,
+  VENDOR_PATH,
 } from "./routes.ts";

@@ -8,6 +8,10 @@ export const LIST_PATH = "/bundles";
 /** The standalone loader (minified) and its development build. */
 export const LOADER_PATH = "/loader.js";
 export const DEV_LOADER_PATH = "/loader.dev.js";
+/** The ES-module loader: bundles imported by URL through an import map (no `blob:`). */
+export const ESM_LOADER_PATH = "/loader.esm.js";
+/** The import map's modules (`/vendor/<name>.<hash>.js`), built from the server's packages. */
+export const VENDOR_PATH = "/vendor/";
 /** The files of a build directory. */
 export const STATIC_PATH = "/static/";
 

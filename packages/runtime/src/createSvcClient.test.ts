@@ -194,6 +194,141 @@ describe("createSvcClient", () => {
     expect(() => getComponentExport(module, "card")).toThrow(/no export "default".*exports: a/);
     expect(getComponentExport(module, "card", "a")).toBe(1);
   });
+
+  describe('moduleLoading: "url"', () => {
+    it("imports each bundle by its own absolute URL: no fetch, no rewriting", async () => {
+      const server = fakeServer({});
+      const imported: string[] = [];
+      const client = createSvcClient({
+        apiBase: "/svc",
+        baseUrl: "http://x/page.html",
+        hashes: { card: "abc123" },
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl: async (url) => {
+          imported.push(url);
+          return { default: url };
+        },
+      });
+      const [a, b] = await Promise.all([client.load("card"), client.load("card")]);
+      expect(a).toBe(b);
+      expect(await client.load("other")).toEqual({ default: "http://x/svc/bundles/other.js" });
+      expect(imported).toEqual([
+        "http://x/svc/bundles/card.js?abc123",
+        "http://x/svc/bundles/other.js",
+      ]);
+      expect(server.requests).toEqual([]);
+    });
+
+    it("asks for a fresh URL after invalidate, since the browser keeps a module per URL", async () => {
+      const imported: string[] = [];
+      const client = createSvcClient({
+        baseUrl: "http://x/",
+        moduleLoading: "url",
+        importUrl: async (url) => {
+          imported.push(url);
+          return { default: url };
+        },
+      });
+      await client.load("card");
+      client.invalidate("card");
+      await client.load("card");
+      client.invalidate();
+      await client.load("card");
+      client.setHash("card", "0123456789ab");
+      await client.load("card");
+      expect(imported).toEqual([
+        "http://x/api/bundles/card.js",
+        "http://x/api/bundles/card.js?r1",
+        "http://x/api/bundles/card.js?r2",
+        "http://x/api/bundles/card.js?0123456789ab",
+      ]);
+    });
+
+    it("imports static files relative to the manifest; a failed import tells the server's reason", async () => {
+      const server = fakeServer({
+        "http://x/static/svc/manifest.json": {
+          type: "application/json",
+          body: JSON.stringify({
+            card: { file: "bundles/card.0123456789ab.js", hash: "0123456789ab" },
+            gone: { file: "bundles/gone.0123456789ab.js", hash: "0123456789ab" },
+            broken: { file: "bundles/broken.0123456789ab.js", hash: "0123456789ab" },
+          }),
+        },
+        "http://x/static/svc/bundles/card.0123456789ab.js": { body: BUNDLE },
+        "http://x/static/svc/bundles/broken.0123456789ab.js": { body: "export default (" },
+      });
+      const client = createSvcClient({
+        manifestUrl: "/static/svc/manifest.json",
+        baseUrl: "http://x/page.html",
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl: async (url) => {
+          if (url.endsWith("card.0123456789ab.js")) return { default: "card" };
+          throw new TypeError("Failed to fetch dynamically imported module");
+        },
+      });
+      expect((await client.load("card")).default).toBe("card");
+      const gone = await client.load("gone").catch((e: unknown) => e);
+      expect(gone).toBeInstanceOf(ComponentNotFoundError);
+      expect((gone as Error).message).toMatch(/gone\.0123456789ab\.js → 404/);
+      const broken = await client.load("broken").catch((e: unknown) => e);
+      expect(broken).toBeInstanceOf(BundleLoadError);
+      expect((broken as Error).message).toMatch(
+        /"broken" failed to load from http:\/\/x\/static\/svc\/bundles\/broken\.0123456789ab\.js: Failed to fetch/,
+      );
+      expect(await client.load("nope").catch((e: unknown) => e)).toBeInstanceOf(
+        ComponentNotFoundError,
+      );
+    });
+
+    it("refuses a component with stylesheets in one line, naming the blob mode, and preloads nothing", async () => {
+      const styled = 'import"./card-3f2a9c0b1d4e.css";export default 1;';
+      const server = fakeServer({
+        "http://x/static/svc/manifest.json": {
+          type: "application/json",
+          body: JSON.stringify({
+            card: {
+              file: "bundles/card.0123456789ab.js",
+              hash: "0123456789ab",
+              css: [{ file: "bundles/card-3f2a9c0b1d4e.css", integrity: "sha384-x" }],
+              dependencies: ["image"],
+            },
+          }),
+        },
+        "http://x/api/bundles/card.js": { body: styled, link: "<./image.js>; rel=modulepreload" },
+      });
+      const imported: string[] = [];
+      const importUrl = async (url: string): Promise<ComponentModule> => {
+        imported.push(url);
+        throw new TypeError("Failed to fetch dynamically imported module");
+      };
+      const options = {
+        baseUrl: "http://x/",
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl,
+      };
+      for (const client of [
+        createSvcClient({
+          ...options,
+          moduleLoading: "url",
+          manifestUrl: "/static/svc/manifest.json",
+        }),
+        createSvcClient({ ...options, moduleLoading: "url" }),
+      ]) {
+        const error = await client.load("card").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BundleLoadError);
+        expect((error as Error).message).toMatch(
+          /^Component "card" imports stylesheets .*moduleLoading: "url" does not load yet: use the default "blob" loading/,
+        );
+        expect((error as Error).message).not.toContain("\n");
+      }
+      // Static mode refuses before importing; neither mode fetches the dependency.
+      expect(imported).toEqual(["http://x/api/bundles/card.js"]);
+      expect(server.requests.filter((r) => r.includes("image"))).toEqual([]);
+    });
+  });
 });
 
 describe("createSvcClient: preloading", () => {

@@ -36,6 +36,16 @@ export interface SvcClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Evaluates rewritten module code. Default: import from a `blob:` URL. */
   importCode?: (code: string) => Promise<ComponentModule>;
+  /**
+   * How a bundle becomes a module. `"blob"` (default): fetched, its bare imports rewritten
+   * into reads from `window.__MODULES__`, imported from a `blob:` URL (CSP `script-src
+   * blob:`). `"url"`: imported by its own URL, its bare imports resolved by the page's import
+   * map (svc's `renderImportMap`): no blob, no rewriting, CSP `script-src 'self'`; the
+   * manifest's `integrity` is then checked by the browser only where the import map lists it.
+   */
+  moduleLoading?: "blob" | "url";
+  /** Imports a module by its URL (`moduleLoading: "url"`). Default: `import(url)`. */
+  importUrl?: (url: string) => Promise<ComponentModule>;
   /** Base for relative URLs. Default `document.baseURI` in a page. */
   baseUrl?: string;
   /**
@@ -105,6 +115,13 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const manifestUrl = options.manifestUrl;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const evaluate = options.importCode ?? importCode;
+  const byUrl = options.moduleLoading === "url";
+  const importUrl = options.importUrl ?? importModuleUrl;
+  /**
+   * Invalidations per component (`"url"` loading): the browser keeps a module per URL for
+   * good, so a bundle asked for again without a new hash needs a URL of its own.
+   */
+  const reloads = new Map<string, number>();
   const hashes = new Map(Object.entries(options.hashes ?? {}));
   const bundles = new Map<
     string,
@@ -305,7 +322,48 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     };
   }
 
+  /**
+   * `"url"` loading: the bundle imported by its own URL. A failed import says little ("Failed
+   * to fetch dynamically imported module"), so the URL is then fetched to tell why: the
+   * server's error body, or the evaluation error when the file itself is there.
+   */
+  async function importBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
+    let url: string;
+    if (manifestUrl === undefined) {
+      const reload = reloads.get(name);
+      const path = bundlePath(name, hash ?? (reload === undefined ? undefined : `r${reload}`));
+      url = new URL(`${apiBase}${path}`, baseUrl()).href;
+    } else {
+      const { url: manifestHref, entries } = await loadManifestEntries();
+      const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+      if (entry === undefined || typeof entry.file !== "string") {
+        throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
+      }
+      url = new URL(entry.file, manifestHref).href;
+      if (Array.isArray(entry.css) && entry.css.length > 0) throw noStylesheets(name, url);
+    }
+    try {
+      return await importUrl(url);
+    } catch (error) {
+      // Throws the server's answer when the URL fails.
+      const response = await request(name, url, { cache: "no-cache" });
+      // The browser refuses a `.css` file as a module: say so rather than "failed to fetch".
+      const code = await Promise.resolve()
+        .then(() => response.text())
+        .catch(() => "");
+      if (STYLESHEET_IMPORT.test(code)) {
+        throw noStylesheets(name, url, error);
+      }
+      throw new BundleLoadError(
+        name,
+        `Component "${name}" failed to load from ${url}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error, url },
+      );
+    }
+  }
+
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
+    if (byUrl) return importBundle(name, hash);
     const fetched = await fetchBundle(name, hash);
     const rewritten = rewriteModule(fetched.code, {
       component: name,
@@ -412,6 +470,11 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     },
 
     invalidate(name) {
+      if (byUrl) {
+        for (const key of name === undefined ? bundles.keys() : [name]) {
+          reloads.set(key, (reloads.get(key) ?? 0) + 1);
+        }
+      }
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
@@ -465,6 +528,23 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     if (componentNameProblem(name) === undefined) names.push(name);
   }
   return names;
+}
+
+/** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */
+const STYLESHEET_IMPORT = /\bimport\s*["']\.{1,2}\/[^"'\n]*\.css["']/i;
+
+/** A component with stylesheets asked for with `moduleLoading: "url"`, which cannot load them. */
+function noStylesheets(name: string, url: string, cause?: unknown): BundleLoadError {
+  return new BundleLoadError(
+    name,
+    `Component "${name}" imports stylesheets (CSS files or CSS modules), which moduleLoading: "url" does not load yet: use the default "blob" loading (loader.js) for it`,
+    { cause, url },
+  );
+}
+
+/** Imports a module by URL; bundlers are told to leave this `import()` alone. */
+function importModuleUrl(url: string): Promise<ComponentModule> {
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ url) as Promise<ComponentModule>;
 }
 
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */

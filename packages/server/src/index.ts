@@ -90,6 +90,12 @@ export {
   type Handlers,
 } from "./http/handlers.ts";
 export { isHostAllowed } from "./http/hostCheck.ts";
+export {
+  createImportMap,
+  type ImportMap,
+  type ImportMapOptions,
+  renderImportMap,
+} from "./http/importMap.ts";
 export { createIslands, type SvcIslands } from "./http/islands.ts";
 export { devLoaderScriptPath, loaderScriptPath } from "./http/loaderScript.ts";
 export {

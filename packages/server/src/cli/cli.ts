@@ -65,6 +65,7 @@ interface BuildFlags extends CommonFlags {
   sourcemap?: boolean;
   compress?: boolean;
   ssr?: boolean;
+  importMap?: boolean;
 }
 
 /**
@@ -184,6 +185,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       sourcemap: givenBoolean(argv, "sourcemap"),
       compress: givenBoolean(argv, "compress"),
       ssr: givenBoolean(argv, "ssr"),
+      importMap: givenBoolean(argv, "import-map"),
     },
   });
   const logger = consoleLogger;
@@ -208,6 +210,7 @@ async function buildCommand(flags: BuildFlags, argv: readonly string[]): Promise
       sourcemap: config.build.sourcemap,
       compress: config.build.compress,
       ssr: config.build.ssr,
+      importMap: config.build.importMap,
       onProgress: progress,
     });
     if (interactive) process.stderr.write("\r\x1b[K");
@@ -282,6 +285,10 @@ export function createCli() {
     .option("--sourcemap", "Append inline source maps (off by default)")
     .option("--compress", "Also write .gz and .br siblings of every bundle")
     .option("--no-ssr", "Skip the server bundles islands render with (built by default)")
+    .option(
+      "--no-import-map",
+      "Skip vendor/, loader.esm.js and importmap.json (the no-blob CSP mode; written by default)",
+    )
     .example("svc build --output dist/svc")
     .example(
       "svc build --output dist/svc --components-dir ./src/components --prefix app --compress",

@@ -123,6 +123,7 @@ describe("resolveConfig", () => {
       sourcemap: false,
       compress: false,
       ssr: false,
+      importMap: true,
     });
     expect(config.serve).toMatchObject({
       host: "127.0.0.1",

@@ -72,6 +72,8 @@ export interface SvcConfig {
     compress?: boolean;
     /** Also build every component for Node, to render islands without esbuild. Default: true. */
     ssr?: boolean;
+    /** Write `vendor/`, `loader.esm.js` and `importmap.json` (the no-blob CSP mode). Default: true. */
+    importMap?: boolean;
   };
   serve?: {
     /** Default: "0.0.0.0". */
@@ -111,6 +113,7 @@ export interface ConfigFlags {
   sourcemap?: boolean;
   compress?: boolean;
   ssr?: boolean;
+  importMap?: boolean;
   host?: string;
   port?: number;
   corsOrigins?: readonly string[];
@@ -149,6 +152,7 @@ export interface ResolvedConfig {
     sourcemap: boolean;
     compress: boolean;
     ssr: boolean;
+    importMap: boolean;
   };
   serve: {
     host: string;
@@ -253,6 +257,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
       sourcemap: flags.sourcemap ?? config.build?.sourcemap ?? false,
       compress: flags.compress ?? config.build?.compress ?? false,
       ssr: flags.ssr ?? config.build?.ssr ?? true,
+      importMap: flags.importMap ?? config.build?.importMap ?? true,
     },
     serve: {
       host: flags.host ?? config.serve?.host ?? "0.0.0.0",
@@ -333,7 +338,7 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 
 const KEYS = {
   top: ["sources", "apps", "types", "build", "serve"],
-  build: ["output", "minify", "sourcemap", "compress", "ssr"],
+  build: ["output", "minify", "sourcemap", "compress", "ssr", "importMap"],
   serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
 } as const;
 
@@ -383,6 +388,7 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
   expectType(build.compress, "boolean", "build.compress", fail);
   expectType(build.ssr, "boolean", "build.ssr", fail);
+  expectType(build.importMap, "boolean", "build.importMap", fail);
   expectType(serve.host, "string", "serve.host", fail);
   expectType(serve.buildDir, "string", "serve.buildDir", fail);
   expectType(serve.static, "boolean", "serve.static", fail);

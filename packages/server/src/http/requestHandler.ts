@@ -4,6 +4,7 @@ import {
   bundlePath,
   type ComponentName,
   DEV_LOADER_PATH,
+  ESM_LOADER_PATH,
   EVENTS_PATH,
   InvalidPropsError,
   LIST_PATH,
@@ -12,8 +13,10 @@ import {
   parseComponentName,
   parseHydrate,
   STATIC_PATH,
+  VENDOR_PATH,
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
+import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -104,6 +107,8 @@ type Route =
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
   | { kind: "loader"; dev: boolean }
+  | { kind: "esmLoader" }
+  | { kind: "vendor"; file: string }
   | { kind: "events" }
   | { kind: "static"; path: string };
 
@@ -130,6 +135,8 @@ function routeOf(path: string): Route | undefined {
   }
   if (path === LOADER_PATH) return { kind: "loader", dev: false };
   if (path === DEV_LOADER_PATH) return { kind: "loader", dev: true };
+  if (path === ESM_LOADER_PATH) return { kind: "esmLoader" };
+  if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path === EVENTS_PATH) return { kind: "events" };
   if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
   return undefined;
@@ -271,6 +278,38 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
           body: file.body,
         }),
       );
+    case "esmLoader":
+      return vendorModules().then(({ loader }) => {
+        if (loader === undefined) throw new LoaderMissingError();
+        return conditional(request, {
+          status: 200,
+          headers: {
+            "content-type": JS_TYPE,
+            "cache-control": "no-cache",
+            etag: `"${loader.hash}"`,
+          },
+          body: loader.body,
+        });
+      });
+    case "vendor":
+      // The import map's modules: content-hashed names, so each URL is one version for good.
+      // A name no build could have written is answered without building anything.
+      if (!/^[a-z0-9-]+\.[0-9a-f]{12}\.js$/.test(route.file)) {
+        throw new NotFoundError(`No vendor module at ${truncate(`${VENDOR_PATH}${route.file}`)}.`);
+      }
+      return vendorModules().then(({ modules }) => {
+        const file = [...modules.values()].find((m) => m.file === `${VENDOR_DIR}/${route.file}`);
+        if (file === undefined) {
+          throw new NotFoundError(
+            `No vendor module at ${truncate(`${VENDOR_PATH}${route.file}`)}.`,
+          );
+        }
+        return conditional(request, {
+          status: 200,
+          headers: { "content-type": JS_TYPE, "cache-control": IMMUTABLE, etag: `"${file.hash}"` },
+          body: file.body,
+        });
+      });
     case "events":
       if (context.events === undefined) {
         throw new NotFoundError(

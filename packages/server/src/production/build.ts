@@ -33,9 +33,23 @@ import {
   STYLESHEET_NAME,
 } from "../bundling/componentFiles.ts";
 import { detectDependencies } from "../bundling/dependencies.ts";
+import {
+  ESM_LOADER_FILE,
+  VENDOR_DIR,
+  type VendorBuild,
+  VendorModulesError,
+  vendorModules,
+} from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { isInside, toPosix } from "../util/paths.ts";
+import {
+  createBuildImportMap,
+  IMPORT_MAP_FILE,
+  type ImportMap,
+  importMapFiles,
+  readImportMap,
+} from "./importMapFile.ts";
 import {
   emptyManifest,
   MANIFEST_FILE,
@@ -72,6 +86,14 @@ export interface BuildOptions {
    * Default: 3 600 000 (one hour).
    */
   keepOldFilesMs?: number;
+  /**
+   * Also write the import map's files for pages without `blob:` in their CSP: `vendor/`
+   * (React, react-dom, `@svc/react`, … as ES modules, content-hashed), `loader.esm.js` and
+   * `importmap.json` (URLs relative to the directory, with integrity). Skipped, with a note,
+   * when those packages are not installed beside the server. Default: false (`svc build`
+   * turns it on).
+   */
+  importMap?: boolean;
   /** Called with a short line whenever the build moves on (bundling, writing n/total). */
   onProgress?: (message: string) => void;
 }
@@ -98,6 +120,8 @@ export interface BuildResult {
   manifest: Manifest;
   /** Every bundle, sorted by component name. */
   bundles: BuiltBundle[];
+  /** What `importmap.json` holds; undefined when none was written. */
+  importMap?: ImportMap;
   /** Wall-clock time of the whole build, in milliseconds. */
   durationMs: number;
 }
@@ -214,16 +238,20 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
   const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
   // The server bundles in a pass of their own, alongside: a component that fails fails both.
-  const [finished, servers] = await Promise.all([
+  const [finished, servers, vendor] = await Promise.all([
     bundleAll(components, bundleOptions),
     (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
+    options.importMap === true ? vendorOrNote(progress) : undefined,
   ]);
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
   let manifest: Manifest;
+  let importMap: ImportMap | undefined;
   try {
-    output.prepare();
+    output.prepare(vendor === undefined ? [] : [VENDOR_DIR]);
+    // Read before importmap.json is replaced: the vendor files it lists are previous ones.
+    const previous = readPreviousFiles(outDir);
     bundles = await writeBundles(output, finished, options.compress ?? false, progress);
     const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
@@ -237,9 +265,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (bundle.server !== undefined) entry.server = bundle.server;
       manifest[name] = entry;
     }
+    if (vendor !== undefined) importMap = writeImportMap(output, vendor, bundles);
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
     // The previous build's files the new one drops start their grace period now.
-    touchReplaced(outDir, readPreviousFiles(outDir), output.written);
+    touchReplaced(outDir, previous, output.written);
     output.place(MANIFEST_FILE, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
   } catch (error) {
     output.undo();
@@ -249,7 +278,31 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (removed > 0) {
     progress(`removed ${removed} file${removed === 1 ? "" : "s"} of older builds`);
   }
-  return { outDir, manifest, bundles, durationMs: performance.now() - started };
+  return { outDir, manifest, bundles, importMap, durationMs: performance.now() - started };
+}
+
+/** The vendor build, or undefined (and a note) when its packages are not installed. */
+async function vendorOrNote(progress: (message: string) => void): Promise<VendorBuild | undefined> {
+  try {
+    return await vendorModules();
+  } catch (error) {
+    if (!(error instanceof VendorModulesError)) throw error;
+    progress(`no import map written: ${error.message.replace(/^svc: /, "")}`);
+    return undefined;
+  }
+}
+
+/** Writes `vendor/`, `loader.esm.js` and, last, `importmap.json`. */
+function writeImportMap(
+  output: OutputWriter,
+  vendor: VendorBuild,
+  bundles: readonly BuiltBundle[],
+): ImportMap {
+  for (const { file, body } of vendor.modules.values()) output.place(file, body);
+  if (vendor.loader !== undefined) output.place(ESM_LOADER_FILE, vendor.loader.body);
+  const map = createBuildImportMap(vendor, bundles);
+  output.place(IMPORT_MAP_FILE, Buffer.from(`${JSON.stringify(map, null, 2)}\n`));
+  return map;
 }
 
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
@@ -491,13 +544,20 @@ const TEMPORARY = /^\.tmp-(\d+)-[0-9a-f]+\./;
 /** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`, and the server bundles `<file_safe_name>.<hash>.cjs`. */
 const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.(?:js(?:\.gz|\.br)?|cjs)$/;
 const BUNDLES_DIR = "bundles";
+/** The vendor modules of the import map: `<module>.<hash>.js`. */
+const VENDOR_FILE = /^[a-z0-9-]+\.[0-9a-f]{12}\.js$/;
+/** What the import map adds at the top of a build directory. */
+const IMPORT_MAP_ENTRIES: readonly string[] = [VENDOR_DIR, IMPORT_MAP_FILE, ESM_LOADER_FILE];
 /** `bundles/assets`, relative to the output directory. */
 const ASSETS_PATH = `${BUNDLES_DIR}/${ASSETS_DIR}`;
 
-/** Whether `name` (in `bundles/`, or in `bundles/assets/` when `inAssets`) is a file svc writes. */
-function isOutputFile(name: string, inAssets: boolean): boolean {
+/** Whether `name`, in the output's subdirectory `dir` (`bundles`, `bundles/assets` or `vendor`), is a file svc writes. */
+function isOutputFile(name: string, dir: string): boolean {
+  if (dir === VENDOR_DIR) return VENDOR_FILE.test(name);
   const plain = name.replace(/\.(?:gz|br)$/, "");
-  return inAssets ? ASSET_NAME.test(plain) : BUNDLE_FILE.test(name) || STYLESHEET_NAME.test(plain);
+  return dir === ASSETS_PATH
+    ? ASSET_NAME.test(plain)
+    : BUNDLE_FILE.test(name) || STYLESHEET_NAME.test(plain);
 }
 
 /**
@@ -518,14 +578,16 @@ class OutputWriter {
     this.dir = dir;
   }
 
-  /** Creates the directory and `bundles/` where missing. */
-  prepare(): void {
+  /** Creates the directory, `bundles/` and `extra` directories where missing. */
+  prepare(extra: readonly string[] = []): void {
     const parent = dirname(this.dir);
     if (statSync(parent, { throwIfNoEntry: false }) === undefined) {
       mkdirSync(parent, { recursive: true });
     }
     // Not recursive: on a read-only file system a recursive mkdir reports ENOENT, not EROFS.
-    for (const dir of [this.dir, join(this.dir, BUNDLES_DIR)]) this.#makeDir(dir);
+    for (const dir of [this.dir, ...[BUNDLES_DIR, ...extra].map((d) => join(this.dir, d))]) {
+      this.#makeDir(dir);
+    }
   }
 
   #makeDir(dir: string): void {
@@ -566,8 +628,7 @@ class OutputWriter {
       try {
         if (
           path === this.dir ||
-          path === join(this.dir, BUNDLES_DIR) ||
-          path === join(this.dir, ASSETS_PATH)
+          [BUNDLES_DIR, ASSETS_PATH, VENDOR_DIR].some((d) => path === join(this.dir, d))
         ) {
           rmdirSync(path);
         } else unlinkSync(path);
@@ -600,14 +661,22 @@ function readPreviousFiles(outDir: string): string[] {
   } catch {
     return [];
   }
-  return Object.values(manifest).flatMap(({ file, css = [], assets = [], server }) => [
-    ...[file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
-      path,
-      `${path}.gz`,
-      `${path}.br`,
-    ]),
-    ...(server === undefined ? [] : [server.file]),
-  ]);
+  let vendor: string[] = [];
+  try {
+    vendor = importMapFiles(readImportMap(outDir)).filter((f) => f.startsWith(`${VENDOR_DIR}/`));
+  } catch {
+    // no import map in that build
+  }
+  return Object.values(manifest)
+    .flatMap(({ file, css = [], assets = [], server }) => [
+      ...[file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
+        path,
+        `${path}.gz`,
+        `${path}.br`,
+      ]),
+      ...(server === undefined ? [] : [server.file]),
+    ])
+    .concat(vendor);
 }
 
 /**
@@ -637,7 +706,7 @@ function touchReplaced(outDir: string, previous: readonly string[], next: Readon
 function removeOldFiles(outDir: string, listed: ReadonlySet<string>, keepMs: number): number {
   const before = Date.now() - keepMs;
   let removed = 0;
-  for (const path of [BUNDLES_DIR, ASSETS_PATH]) {
+  for (const path of [BUNDLES_DIR, ASSETS_PATH, VENDOR_DIR]) {
     const dir = join(outDir, path);
     let entries: string[];
     try {
@@ -646,7 +715,7 @@ function removeOldFiles(outDir: string, listed: ReadonlySet<string>, keepMs: num
       continue;
     }
     for (const name of entries) {
-      if (!isOutputFile(name, path === ASSETS_PATH) || listed.has(`${path}/${name}`)) continue;
+      if (!isOutputFile(name, path) || listed.has(`${path}/${name}`)) continue;
       try {
         // svc writes regular files only: a link or directory of that name is someone else's.
         const stat = lstatSync(join(dir, name));
@@ -677,7 +746,11 @@ function checkOutDir(outDir: string): void {
   }
   const entries = readdirSync(outDir);
   const foreign = entries.filter(
-    (name) => name !== MANIFEST_FILE && name !== BUNDLES_DIR && !TEMPORARY.test(name),
+    (name) =>
+      name !== MANIFEST_FILE &&
+      name !== BUNDLES_DIR &&
+      !IMPORT_MAP_ENTRIES.includes(name) &&
+      !TEMPORARY.test(name),
   );
   if (entries.includes(MANIFEST_FILE)) {
     try {
@@ -704,7 +777,9 @@ function holdsOnlyBundleFiles(outDir: string): boolean {
     readdirSync(join(outDir, path), { withFileTypes: true }).every((entry) =>
       !inAssets && entry.name === ASSETS_DIR && entry.isDirectory()
         ? only(ASSETS_PATH, true)
-        : entry.isFile() && (isOutputFile(entry.name, inAssets) || TEMPORARY.test(entry.name)),
+        : entry.isFile() &&
+          (isOutputFile(entry.name, inAssets ? ASSETS_PATH : BUNDLES_DIR) ||
+            TEMPORARY.test(entry.name)),
     );
   try {
     return only(BUNDLES_DIR, false);
@@ -719,7 +794,12 @@ function holdsOnlyBundleFiles(outDir: string): boolean {
  * killed build finished writing are listed by no manifest: `removeOldFiles` sees to them.
  */
 function recoverLeftovers(outDir: string): void {
-  for (const dir of [outDir, join(outDir, BUNDLES_DIR), join(outDir, ASSETS_PATH)]) {
+  for (const dir of [
+    outDir,
+    join(outDir, BUNDLES_DIR),
+    join(outDir, ASSETS_PATH),
+    join(outDir, VENDOR_DIR),
+  ]) {
     let entries: string[];
     try {
       entries = readdirSync(dir);
