@@ -134,12 +134,18 @@ export function describeStoreExample(mode: Mode): void {
         return images.length === 6 && images.every((i) => (i as HTMLImageElement).naturalWidth > 0);
       });
 
-      // Styled by the components' CSS modules.
-      const card = await cards.first().evaluate((el) => {
-        const style = getComputedStyle(el);
-        return [style.borderRadius, style.display];
-      });
-      expect(card).toEqual(["10px", "flex"]);
+      // Styled by the components' CSS modules (the island's stylesheet links may still be
+      // arriving when the server-rendered cards are already there).
+      await expect
+        .poll(
+          () =>
+            cards.first().evaluate((el) => {
+              const style = getComputedStyle(el);
+              return [style.borderRadius, style.display];
+            }),
+          { timeout: 10_000 },
+        )
+        .toEqual(["10px", "flex"]);
       const price = page.getByTestId("product-price").first();
       expect(await price.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(29, 111, 66)");
 

@@ -376,13 +376,13 @@ export function createHandlers(
       return { name, code, hash: contentHash(code) };
     },
     async getBundleFile(path) {
-      if (staticMode) throw new StaticModeError();
       const type = fileTypeOf(path);
       if (type === undefined) return undefined;
-      const built =
-        (await staticFiles?.get(`bundles/${path}`))?.body ??
-        cache.file(path) ??
-        (await builtFile(path));
+      const fromBuild = (await staticFiles?.get(`bundles/${path}`))?.body;
+      // Static mode builds nothing, but the build's own files (the stylesheets and assets an
+      // island links to) are served as they are.
+      if (staticMode && fromBuild === undefined) throw new StaticModeError();
+      const built = fromBuild ?? cache.file(path) ?? (await builtFile(path));
       if (built === undefined) return undefined;
       const result: BundleFileResult = {
         body: built,
