@@ -9,10 +9,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, sep } from "node:path";
-import { crc32, deflateSync } from "node:zlib";
 import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
+import { encodePng } from "../png.ts";
 
 export const CHROMIUM_PATH = process.env.SVC_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -211,29 +211,12 @@ export async function openPage(
 
 /** A real PNG of `size`×`size` pixels of noise (incompressible). */
 export function noisePng(size: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
   const rows: Buffer[] = [];
   for (let y = 0; y < size; y++) {
     // Filter byte 0, then pixels: the bytes of a hash chain, which no compressor shrinks.
     rows.push(Buffer.concat([Buffer.alloc(1), pixels(size * 3, y)]));
   }
-  return Buffer.concat([
-    Buffer.from("89504e470d0a1a0a", "hex"),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.concat(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
+  return encodePng(size, size, rows);
 }
 
 function pixels(length: number, seed: number): Buffer {

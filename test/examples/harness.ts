@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { crc32, deflateSync } from "node:zlib";
 import type { Manifest } from "@svc/server";
 import {
   COMPONENT_PREFIX,
@@ -21,6 +20,7 @@ import {
   type Store,
 } from "@svc-examples/store";
 import { FRAMEWORKS, type Framework, loadApp } from "../../examples/run.ts";
+import { encodePng } from "../png.ts";
 
 export { FRAMEWORKS, type Framework };
 export const MODES = ["development", "production"] as const;
@@ -124,25 +124,8 @@ export async function listFiles(dir: string): Promise<string[]> {
 
 /** A valid PNG of one colour (8-bit RGB), small enough for any test. */
 export function makePng(width: number, height: number, [r, g, b]: [number, number, number]) {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
   const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array(width).fill([r, g, b]).flat())]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.concat(Array(height).fill(row)))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
+  return encodePng(width, height, Array(height).fill(row));
 }
 
 /** A 40×30 orange PNG. */
