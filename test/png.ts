@@ -4,7 +4,11 @@ import { crc32, deflateSync } from "node:zlib";
  * A valid 8-bit RGB PNG of `width`×`height` from its scanlines: each row is a filter byte
  * followed by `width` × 3 bytes of pixels. The one encoder the tests' PNG fixtures share.
  */
-export function encodePng(width: number, height: number, rows: readonly Buffer[]): Buffer<ArrayBuffer> {
+export function encodePng(
+  width: number,
+  height: number,
+  rows: readonly Buffer[],
+): Buffer<ArrayBuffer> {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
     const length = Buffer.alloc(4);
