@@ -310,6 +310,8 @@ export async function benchBridges(
     for (const framework of FRAMEWORKS) {
       process.stderr.write(`  ${framework}…\n`);
       const root = mkdtempSync(join(tmpdir(), "svc-bench-bridges-"));
+      // A project, as svc finds one: its package.json ends the walk up for configuration.
+      writeFileSync(join(root, "package.json"), '{ "name": "bench", "private": true }\n');
       writeTypicalComponent(root);
       writeHeavyComponent(root);
       try {

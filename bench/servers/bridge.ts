@@ -65,7 +65,7 @@ type Close = () => Promise<unknown>;
 
 async function express(): Promise<[number, Close]> {
   const { default: createApp } = await import("express");
-  const { createRouter } = await import("@svc/server/express");
+  const { svcExpress } = await import("@svc/server/express");
   const app = createApp();
   app.get("/plain/card.js", (_req, res) => {
     res.set(headers).send(code);
@@ -73,7 +73,7 @@ async function express(): Promise<[number, Close]> {
   app.get("/health", (_req, res) => {
     res.type("json").send(HEALTH);
   });
-  app.use("/api", createRouter(handlers));
+  app.use("/api", svcExpress(handlers));
   return listen(app);
 }
 
@@ -91,11 +91,11 @@ async function fastify(): Promise<[number, Close]> {
 async function hono(): Promise<[number, Close]> {
   const { Hono } = await import("hono");
   const { serve } = await import("@hono/node-server");
-  const { createRoutes } = await import("@svc/server/hono");
+  const { svcHono } = await import("@svc/server/hono");
   const app = new Hono();
   app.get("/plain/card.js", (c) => c.body(code, 200, headers));
   app.get("/health", (c) => c.body(HEALTH, 200, { "content-type": "application/json" }));
-  app.route("/api", createRoutes(handlers));
+  app.use("/api/*", svcHono(handlers));
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
@@ -104,7 +104,7 @@ async function hono(): Promise<[number, Close]> {
 
 async function koa(): Promise<[number, Close]> {
   const { default: Koa } = await import("koa");
-  const { createMiddleware } = await import("@svc/server/koa");
+  const { svcKoa } = await import("@svc/server/koa");
   const app = new Koa();
   // The app's own routes, written like svc's middleware: check the URL, else pass on.
   app.use((ctx, next) => {
@@ -118,7 +118,7 @@ async function koa(): Promise<[number, Close]> {
       return next();
     }
   });
-  app.use(createMiddleware(handlers, { prefix: "/api" }));
+  app.use(svcKoa(handlers, { prefix: "/api" }));
   const { createServer } = await import("node:http");
   return listen(createServer(app.callback()));
 }

@@ -28,11 +28,18 @@
  *
  * A bundle is fresh while every record holds. A build any of whose stamps changed (by change
  * time) within {@link RACY_WINDOW_NS} before it started is served but not remembered.
+ *
+ * Most records are of absent files (the `tsconfig.json` not in each directory up to `/`, the
+ * nearer `node_modules/pkg` that is not there). An entry cannot appear in a directory without
+ * changing the directory's own stamp, so the absent entries of one directory are checked with
+ * one stat of the directory while its stamp holds, and one by one only after it changed (then
+ * the directory's new stamp is remembered, unless it is too recent to be trusted) — git's
+ * untracked cache makes the same use of directory stamps.
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import type { Component } from "../components/componentRegistry.ts";
-import { type FileStamp, isRacy, sameStamp, stampOf } from "../util/fileStamp.ts";
+import { type FileStamp, isRacy, nowNs, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 
 /** One import as esbuild resolved it. */
@@ -60,17 +67,32 @@ interface Watched {
   readonly stamp: FileStamp | undefined;
 }
 
+/** Absent paths of one directory, covered by the directory's stamp while it holds. */
+interface AbsentGroup {
+  readonly dir: string;
+  /** The directory's stamp when its entries were last seen absent. */
+  stamp: FileStamp | undefined;
+  readonly paths: readonly { readonly path: string; readonly link: boolean }[];
+}
+
 /** The record of one bundle: see the module comment. */
 export class BundleInputs {
   readonly #watched: readonly Watched[];
+  readonly #absent: readonly AbsentGroup[];
 
-  private constructor(watched: readonly Watched[]) {
+  private constructor(watched: readonly Watched[], absent: readonly AbsentGroup[]) {
     this.#watched = watched;
+    this.#absent = absent;
   }
 
-  /** How many paths are re-checked. */
+  /** How many paths are recorded. */
   get size(): number {
-    return this.#watched.length;
+    return this.#absent.reduce((sum, group) => sum + group.paths.length, this.#watched.length);
+  }
+
+  /** How many stats a check makes while nothing changed. */
+  get checks(): number {
+    return this.#watched.length + this.#absent.length;
   }
 
   /**
@@ -115,7 +137,8 @@ export class BundleInputs {
       if (stamp === undefined && read.has(path)) racy = true;
       watched.push({ path, link, compare, stamp });
     }
-    return { inputs: new BundleInputs(watched), racy };
+    const { present, absent } = groupAbsent(watched);
+    return { inputs: new BundleInputs(present, absent), racy };
   }
 
   /** Whether every recorded path is as it was. Stats are shared within a turn of the loop. */
@@ -126,8 +149,60 @@ export class BundleInputs {
         return false;
       }
     }
+    for (const group of this.#absent) {
+      // The directory first: an entry made after this stat changes it again.
+      const dir = memoStamp(group.dir, false);
+      if (sameStamp(dir, group.stamp)) continue;
+      // Stat afresh, not from the turn's memo: these must be looked at after the directory.
+      for (const { path, link } of group.paths) {
+        if (stampOf(path, { link }) !== undefined) return false;
+      }
+      if (dir === undefined || !isRacy(dir, nowNs())) group.stamp = dir;
+    }
     return true;
   }
+}
+
+/**
+ * Splits a record: paths that exist, and the absent ones grouped by directory, each group
+ * with its directory's stamp taken after its entries were found absent — taken now, so the
+ * entries are looked at once more after it (one made in between: kept as a single check).
+ * A directory changed within the racy window cannot vouch for its entries, nor is a lone
+ * entry of a directory not otherwise checked worth a second stat: those stay single.
+ */
+function groupAbsent(watched: readonly Watched[]): {
+  present: Watched[];
+  absent: AbsentGroup[];
+} {
+  const present: Watched[] = [];
+  const checked = new Set<string>();
+  const byDir = new Map<string, Watched[]>();
+  for (const entry of watched) {
+    if (entry.stamp !== undefined) {
+      present.push(entry);
+      if (!entry.link) checked.add(entry.path);
+      continue;
+    }
+    const dir = dirname(entry.path);
+    const list = byDir.get(dir);
+    if (list === undefined) byDir.set(dir, [entry]);
+    else list.push(entry);
+  }
+  const absent: AbsentGroup[] = [];
+  for (const [dir, entries] of byDir) {
+    if (entries.length < 2 && !checked.has(dir)) {
+      present.push(...entries);
+      continue;
+    }
+    const stamp = stampOf(dir);
+    const trusted =
+      (stamp === undefined || !isRacy(stamp, nowNs())) &&
+      entries.every(({ path, link }) => stampOf(path, { link }) === undefined);
+    if (trusted)
+      absent.push({ dir, stamp, paths: entries.map(({ path, link }) => ({ path, link })) });
+    else present.push(...entries);
+  }
+  return { present, absent };
 }
 
 /** Insertion-ordered set of (path, link) with the strictest comparison asked for. */

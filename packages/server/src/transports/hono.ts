@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
@@ -37,7 +38,8 @@ export function svcHono(
   // Not an async function: a warm bundle is answered in the same tick, with no promise made.
   const middleware = (c: Parameters<MiddlewareHandler>[0]): Response | Promise<Response> => {
     const url = below(pathOf(c.req.url), c.req.routePath);
-    const response = handle(fromWebRequest(c.req.raw, url));
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const response = handle(fromWebRequest(c.req.raw, url, incoming?.headers));
     return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   };
   const locals: SvcHono["locals"] = (c, next) => {

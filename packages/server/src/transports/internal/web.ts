@@ -2,6 +2,7 @@
  * The translation between web-standard `Request`/`Response` and the core's request and
  * response, shared by the fetch handler and Hono. Internal: not part of the package's API.
  */
+import type { IncomingHttpHeaders } from "node:http";
 import type { RequestBody, SvcRequest, SvcResponse } from "../../http/requestHandler.ts";
 
 /**
@@ -16,15 +17,47 @@ export function pathOf(url: string): string {
   return hash === -1 ? url.slice(start) : url.slice(start, hash);
 }
 
-/** The core's view of a web-standard request whose path below the mount point is `url`. */
-export function fromWebRequest(request: Request, url: string): SvcRequest {
-  return {
-    method: request.method,
-    url,
-    header: (name) => request.headers.get(name) ?? undefined,
-    signal: request.signal,
-    body: (limit) => readBody(request, limit),
-  };
+/**
+ * The core's view of a web-standard request whose path below the mount point is `url`.
+ * `nodeHeaders`: the Node request's headers when the runtime has them (`@hono/node-server`
+ * passes its `IncomingMessage` in `c.env.incoming`): its lazy `Request` builds a `Headers`
+ * on first use, a cost per request that svc need not make it pay.
+ */
+export function fromWebRequest(
+  request: Request,
+  url: string,
+  nodeHeaders?: IncomingHttpHeaders,
+): SvcRequest {
+  return new WebRequest(request, url, nodeHeaders);
+}
+
+/** One object per request; the signal and the headers are asked of the request on first use. */
+class WebRequest implements SvcRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly #request: Request;
+  readonly #nodeHeaders: IncomingHttpHeaders | undefined;
+
+  constructor(request: Request, url: string, nodeHeaders: IncomingHttpHeaders | undefined) {
+    this.method = request.method;
+    this.url = url;
+    this.#request = request;
+    this.#nodeHeaders = nodeHeaders;
+  }
+
+  header(name: string): string | undefined {
+    if (this.#nodeHeaders === undefined) return this.#request.headers.get(name) ?? undefined;
+    const value = this.#nodeHeaders[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  body(limit: number): Promise<RequestBody> {
+    return readBody(this.#request, limit);
+  }
 }
 
 /** The body of a web request, read up to `limit` bytes. */

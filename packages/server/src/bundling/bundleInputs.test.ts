@@ -1,0 +1,78 @@
+/**
+ * The record of what a bundle depends on checks the absent files of a directory through the
+ * directory's own stamp: fewer stats per check, and still no change missed. Real files.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Component } from "../components/componentRegistry.ts";
+import { cn, settleWrites, writeTree } from "../test/fixtures.ts";
+import { nowNs } from "../util/fileStamp.ts";
+import { BundleInputs } from "./bundleInputs.ts";
+
+function component(root: string): Component {
+  const dir = join(root, "components", "card");
+  return {
+    name: cn("card"),
+    dir,
+    entry: join(dir, "index.tsx"),
+    source: { dir: join(root, "components"), prefix: "" } as Component["source"],
+  };
+}
+
+/** A record of the card's entry alone, as a build that read only that file makes it. */
+function record(root: string) {
+  const card = component(root);
+  return BundleInputs.collect(card, [card.entry], [], nowNs()).inputs;
+}
+
+/** The next turn of the event loop: stats are shared within one. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+const FILES = {
+  "package.json": "{}",
+  "components/card/index.tsx": "export default () => null;\n",
+};
+
+describe("absent files checked through their directory", () => {
+  it("checks a settled directory's absent entries with one stat of it", async () => {
+    settleWrites();
+    const inputs = record(writeTree(FILES));
+    // tsconfig.json, jsconfig.json and package.json absent in components/card, and so on up.
+    expect(inputs.checks).toBeLessThan(inputs.size - 2);
+    await nextTurn();
+    expect(inputs.isFresh()).toBe(true);
+  });
+
+  it("stays fresh when an unrelated entry appears, and sees a config file created after it", async () => {
+    settleWrites();
+    const root = writeTree(FILES);
+    const inputs = record(root);
+    writeFileSync(join(root, "components", "card", "notes.md"), "unrelated\n");
+    await nextTurn();
+    expect(inputs.isFresh()).toBe(true);
+    writeFileSync(join(root, "components", "card", "tsconfig.json"), "{}\n");
+    await nextTurn();
+    expect(inputs.isFresh()).toBe(false);
+  });
+
+  it("sees a config file created further up", async () => {
+    settleWrites();
+    const root = writeTree(FILES);
+    const inputs = record(root);
+    writeFileSync(join(root, "components", "jsconfig.json"), "{}\n");
+    await nextTurn();
+    expect(inputs.isFresh()).toBe(false);
+  });
+
+  it("does not let a directory changed within the racy window vouch for its entries", async () => {
+    // Before settleWrites: this fixture's directories were changed just now.
+    const racy = record(writeTree(FILES));
+    settleWrites();
+    const settled = record(writeTree(FILES));
+    expect(racy.size).toBe(settled.size);
+    expect(racy.checks).toBeGreaterThan(settled.checks);
+    await nextTurn();
+    expect(racy.isFresh()).toBe(true);
+  });
+});
