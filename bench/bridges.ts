@@ -6,14 +6,14 @@
  * - latency of a health route while cold bundles build, vs. the same route idle.
  * Each framework runs in its own process (bench/servers/bridge.ts); autocannon runs here.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { writeTypicalComponent } from "./core.ts";
-import { median, type Row } from "./lib.ts";
+import { median, pinning, pinSelf, type Row } from "./lib.ts";
 
 const FRAMEWORKS = process.env.SVC_BENCH_FRAMEWORKS?.split(",") ?? [
   "express",
@@ -287,16 +287,9 @@ async function healthWhileBuilding(
   ];
 }
 
-/**
- * With `taskset` and two or more CPUs, each server runs on CPU 0 and this process (autocannon)
- * on the others, so the two never take turns on one core: that swings the server's CPU per
- * request more than anything measured here.
- */
-const pinning = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
-
-function pinSelf(cpus: string): void {
-  spawnSync("taskset", ["-a", "-p", "-c", cpus, String(process.pid)], { stdio: "ignore" });
-}
+// Each server runs on CPU 0 and this process (autocannon) on the others (see `pinning`), so
+// the two never take turns on one core: that swings the server's CPU per request more than
+// anything measured here.
 
 export async function benchBridges(
   options: { seconds?: number; rounds?: number } = {},

@@ -1,6 +1,6 @@
 /** Shared helpers for `npm run bench`: rows, medians, the printed table. */
-import { spawn } from "node:child_process";
-import { cpus, totalmem } from "node:os";
+import { spawn, spawnSync } from "node:child_process";
+import { availableParallelism, cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
 export interface Row {
@@ -17,6 +17,18 @@ export interface Row {
   ok?: boolean;
   /** A missed target fails `npm run bench` (exit 1), not only the row. */
   gate?: boolean;
+}
+
+/**
+ * Whether processes can be pinned to CPUs (`taskset`, two or more CPUs): benchmarks that load
+ * a server from this machine put the server on CPU 0 and the load on the others, so the two
+ * never take turns on one core.
+ */
+export const pinning = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
+
+/** Pins this process (all its threads) to `cpus` (`"1-3"`). */
+export function pinSelf(cpus: string): void {
+  spawnSync("taskset", ["-a", "-p", "-c", cpus, String(process.pid)], { stdio: "ignore" });
 }
 
 export function median(values: readonly number[]): number {
@@ -70,9 +82,13 @@ export interface ServerProcess {
 export async function startServerProcess(
   script: string,
   args: readonly string[],
+  options: { cpu0?: boolean } = {},
 ): Promise<ServerProcess> {
   const path = fileURLToPath(new URL(`./servers/${script}`, import.meta.url));
-  const child = spawn(process.execPath, ["--conditions=source", path, ...args], {
+  const command = [process.execPath, "--conditions=source", path, ...args];
+  // `cpu0`: on CPU 0 alone, when processes can be pinned.
+  if (options.cpu0 === true && pinning) command.unshift("taskset", "-c", "0");
+  const child = spawn(command[0] as string, command.slice(1), {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<number>((resolve, reject) => {

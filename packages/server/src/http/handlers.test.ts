@@ -38,6 +38,20 @@ describe("createHandlers: keeping the registry current", () => {
     expect(scans).toEqual({ sync: 0, async: 0 });
   });
 
+  it("answers known names of a turn before looking up the unknown ones that came first", async () => {
+    settleWrites();
+    const { handlers } = counted(writeTree(typicalComponent("card")));
+    await handlers.getBundle(cn("card"));
+    const order: string[] = [];
+    const unknown = Array.from({ length: 20 }, (_, i) =>
+      handlers.getBundle(cn(`nope${i}`)).catch(() => order.push("unknown")),
+    );
+    const warm = handlers.getBundle(cn("card")).then(() => order.push("card"));
+    await Promise.all([...unknown, warm]);
+    expect(order[0]).toBe("card");
+    expect(order.filter((o) => o === "unknown")).toHaveLength(20);
+  });
+
   it("finds a component created since the last scan on its first request", async () => {
     const dir = writeTree(typicalComponent("card"));
     const { handlers, scans } = counted(dir);

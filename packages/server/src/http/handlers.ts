@@ -220,6 +220,19 @@ export function createHandlers(
   }
 
   /**
+   * {@link find} for a request: a name the registry does not know is looked up on disk in the
+   * next turn of the event loop, after the requests for known names that arrived with it, so
+   * a client asking for names that do not exist (a broken page, a scanner) cannot hold up
+   * answers that are ready.
+   */
+  async function lookUp(name: ComponentName): Promise<Component | undefined> {
+    const component = registry.get(name);
+    if (component !== undefined || !autoRefresh) return component;
+    await new Promise((resolve) => setImmediate(resolve));
+    return find(name);
+  }
+
+  /**
    * `name`'s server bundle, its browser bundle's hash and the browser bundle's stylesheets
    * (paths below `bundles/`), which the island links.
    */
@@ -234,7 +247,7 @@ export function createHandlers(
       hash = prebuiltEntry.hash;
       stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
     } else {
-      const component = find(name);
+      const component = await lookUp(name);
       if (component === undefined) throw new ComponentNotFoundError(name);
       const [built, browser] = await Promise.all([
         serverCache.get(component),
@@ -277,7 +290,7 @@ export function createHandlers(
   );
 
   async function liveBundle(name: ComponentName): Promise<CachedBundle> {
-    let component = find(name);
+    let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     const hit = cache.peek(component);
     if (hit !== undefined) return hit;
@@ -403,7 +416,7 @@ export function createHandlers(
     // A build may be served without its sources: then there is no schema to read. Only
     // re-scan the sources for names the build does not know, so a production server
     // never walks the disk per request.
-    const component = entry === undefined ? find(name) : registry.get(name);
+    const component = entry === undefined ? await lookUp(name) : registry.get(name);
     if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
     const schema = component === undefined ? undefined : schemas.read(component);
     if (entry !== undefined) {
