@@ -1,4 +1,5 @@
 import {
+  type ComponentMetadata,
   type ComponentName,
   DEFAULT_HYDRATE,
   type HydrateStrategy,
@@ -61,6 +62,13 @@ export class IslandRenderer {
   readonly #sources: IslandSources;
   readonly #apiBase: string;
   readonly #engine: RenderEngine;
+  /**
+   * Each component's props schema as first seen, by its `properties` (the schema reader's own
+   * object, the same while `schema.json` is unchanged). Metadata is built anew per call, and
+   * `validateProps` keeps its compiled validator per schema object: handing it the same object
+   * saves compiling the schema again on every render.
+   */
+  readonly #schemas = new WeakMap<object, ComponentMetadata["props"]>();
 
   constructor(sources: IslandSources, options: IslandRendererOptions = {}) {
     this.#sources = sources;
@@ -96,7 +104,7 @@ export class IslandRenderer {
       this.#engine.prepare(name),
     ]);
     const checked = props as Record<string, unknown>;
-    const issues = validate(metadata.props, checked);
+    const issues = validate(this.#schemaOf(metadata), checked);
     if (issues.length > 0) {
       throw new InvalidPropsError(
         name,
@@ -143,6 +151,23 @@ export class IslandRenderer {
       }
     }
     return `${links}${style}<div${open}>${html}</div>`;
+  }
+
+  #schemaOf(metadata: ComponentMetadata): ComponentMetadata["props"] {
+    const { props, properties } = metadata;
+    if (properties === null || typeof properties !== "object") return props;
+    const known = this.#schemas.get(properties);
+    const required = (props as { required?: string[] }).required ?? [];
+    const knownRequired = (known as { required?: string[] } | undefined)?.required ?? [];
+    if (
+      known !== undefined &&
+      required.length === knownRequired.length &&
+      required.every((name, i) => name === knownRequired[i])
+    ) {
+      return known;
+    }
+    this.#schemas.set(properties, props);
+    return props;
   }
 
   /** Stops the render worker, if any (a new one starts with the next render). */
