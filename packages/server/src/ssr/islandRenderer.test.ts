@@ -139,6 +139,18 @@ export default function Waiter() {
     expect(invalid?.message).toMatch(/start: .*integer/);
   });
 
+  it("checks props against schema.json as it is now, after an edit", async () => {
+    const { dir, handlers } = setupIn();
+    expect(await handlers.renderIsland(cn("counter"), { start: 1 })).toContain("1</p>");
+    writeFileSync(
+      join(dir, "counter/schema.json"),
+      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
+    );
+    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
+    expect(refused).toMatchObject({ kind: "InvalidProps" });
+    expect(refused?.message).toMatch(/start: .*string/);
+  });
+
   it("puts each render's goober rules, nested components' included, in a style before the island", async () => {
     const { handlers } = setupIn();
     const [red, blue] = await Promise.all([
