@@ -21,7 +21,7 @@ describe("islands soak", () => {
     // Keeping every version would take several times the bound: the check is not vacuous.
     expect(report.allVersionsBytes).toBeGreaterThan(3 * report.bound);
     expect(ssrGrowth(report), formatSsrSoakReport(report)).toBeLessThanOrEqual(report.bound);
-    // The render worker's memory (in RSS) does not creep: old versions go with their worker.
+    // RSS does not creep either: nothing outside the heap keeps old versions.
     expect(rssCreep(report), formatSsrSoakReport(report)).toBeLessThanOrEqual(RSS_CREEP_ALLOWANCE);
   }, 300_000);
 });

@@ -4,16 +4,16 @@
  * process of its own (`soakServer.ts`).
  *
  * Every version carries a block of text of its own (64 KiB), so a server that kept old
- * versions would grow by far more than the bounds: V8 keeps every script it compiles in an
- * isolate-wide cache (an `import()` of a new URL per version, a `vm` context per version and
- * `new Function` all leak so), which is why islands render in a worker that svc replaces.
+ * versions would grow by far more than the bounds (an `import()` of a new URL per version
+ * leaks so, and so does V8's compilation cache unless it is bypassed: see `serverModule.ts`).
+ * Islands render in the server's thread (the default), so the heap sampled holds them.
  * After each edit the island must be the new version (its nested component's too, edited
  * every fifth time), and name the hash of the bundle the endpoint serves.
  *
  * Memory is sampled along the way: the server thread's heap after a full GC (it must stay
  * within the dev caches' bound plus an allowance after a warm-up), and the process's RSS,
- * which holds the render worker too: it must not creep from the first half of the run to the
- * second (a worker never replaced adds some 35 MiB per 100 edits here).
+ * which would hold a render worker too (`renderIsolation: "worker"`): it must not creep from
+ * the first half of the run to the second.
  *
  * Short form: `ssrSoak.test.ts` (part of `npm test`). Long form: `npm run soak:ssr [-- edits]`.
  */

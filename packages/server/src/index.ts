@@ -147,6 +147,7 @@ export {
 export {
   type IslandOptions,
   RenderError,
+  type RenderIsolation,
   RenderTimeoutError,
 } from "./ssr/islandRenderer.ts";
 export {

@@ -20,7 +20,12 @@ import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.
 import { consoleLogger, type Logger } from "../logger.ts";
 import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
-import { type IslandOptions, IslandRenderer, type ServerBundle } from "../ssr/islandRenderer.ts";
+import {
+  type IslandOptions,
+  IslandRenderer,
+  type RenderIsolation,
+  type ServerBundle,
+} from "../ssr/islandRenderer.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -59,8 +64,16 @@ export interface HandlerOptions {
    */
   renderTimeoutMs?: number;
   /**
-   * Islands render in a worker thread, replaced once the component versions replaced in it
-   * (edits, new builds) add up to this many bytes of code, which its isolate keeps. Default:
+   * Where islands render. `"none"`: in the server's own thread, sharing its React — the
+   * fastest; a render that waits past `renderTimeoutMs` is aborted, but one stuck in a
+   * synchronous loop blocks the server. `"worker"`: in a worker thread, which is stopped (and
+   * replaced) when a render does not return in time — the server stays free, at the cost of a
+   * round trip between threads per render and a worker to start. Default: `"none"`.
+   */
+  renderIsolation?: RenderIsolation;
+  /**
+   * With `renderIsolation: "worker"`: the render worker is replaced once the component
+   * versions replaced in it (edits, new builds) add up to this many bytes of code. Default:
    * 16 MiB.
    */
   renderRecycleBytes?: number;
@@ -284,6 +297,7 @@ export function createHandlers(
     { serverBundle, metadata: (name) => metadataOf(name) },
     {
       timeoutMs: options.renderTimeoutMs,
+      isolation: options.renderIsolation,
       recycleBytes: options.renderRecycleBytes,
       apiBase: options.apiBase,
     },

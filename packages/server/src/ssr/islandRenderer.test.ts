@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
@@ -65,9 +68,18 @@ const failure = (promise: Promise<unknown>) =>
     (error: Error & { kind?: string }) => error,
   );
 
-describe("renderIsland", () => {
+/** Each render isolation: the tests of the first group run against both. */
+const MODES = [
+  ["in the server's thread", {}],
+  ["in a worker", { renderIsolation: "worker" }],
+] as const;
+
+describe.each(MODES)("renderIsland %s", (_mode, isolation) => {
+  const setupIn = (files: Record<string, string> = COMPONENTS, options = {}) =>
+    setup(files, { ...isolation, ...options });
+
   it("renders the component inside its container, props escaped", async () => {
-    const { handlers } = setup();
+    const { handlers } = setupIn();
     const label = `</p><script>alert(1)</script>"'&`;
     const html = await handlers.renderIsland(cn("counter"), { start: 3, label });
     const bundle = await handlers.getBundle(cn("counter"));
@@ -88,7 +100,7 @@ describe("renderIsland", () => {
   });
 
   it("renders nested components and lists them with their hashes", async () => {
-    const { handlers } = setup();
+    const { handlers } = setupIn();
     const html = await handlers.renderIsland(cn("outer"), {}, { hydrate: "visible" });
     const inner = await handlers.getBundle(cn("inner"));
     expect(html).toContain("<em>from outer</em>");
@@ -97,7 +109,7 @@ describe("renderIsland", () => {
   });
 
   it("waits for what a component suspends on, its own promise or a nested component, on every render", async () => {
-    const { handlers } = setup({
+    const { handlers } = setupIn({
       ...COMPONENTS,
       "waiter/index.tsx": `import { use } from "react";
 const ready = new Promise<string>((resolve) => setTimeout(() => resolve("arrived"), 20));
@@ -119,7 +131,7 @@ export default function Waiter() {
   });
 
   it("refuses props that are no object (400) or fail schema.json (422)", async () => {
-    const { handlers } = setup();
+    const { handlers } = setupIn();
     const malformed = await failure(handlers.renderIsland(cn("counter"), [1]));
     expect(malformed).toMatchObject({ kind: "InvalidProps", malformed: true });
     const invalid = await failure(handlers.renderIsland(cn("counter"), { start: "three" }));
@@ -127,8 +139,20 @@ export default function Waiter() {
     expect(invalid?.message).toMatch(/start: .*integer/);
   });
 
+  it("checks props against schema.json as it is now, after an edit", async () => {
+    const { dir, handlers } = setupIn();
+    expect(await handlers.renderIsland(cn("counter"), { start: 1 })).toContain("1</p>");
+    writeFileSync(
+      join(dir, "counter/schema.json"),
+      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
+    );
+    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
+    expect(refused).toMatchObject({ kind: "InvalidProps" });
+    expect(refused?.message).toMatch(/start: .*string/);
+  });
+
   it("puts each render's goober rules, nested components' included, in a style before the island", async () => {
-    const { handlers } = setup();
+    const { handlers } = setupIn();
     const [red, blue] = await Promise.all([
       handlers.renderIsland(cn("swatch"), { color: "red" }),
       handlers.renderIsland(cn("swatch"), { color: "blue" }),
@@ -158,18 +182,22 @@ export default function Waiter() {
   });
 
   it("answers a component that throws with a RenderError whose stack is in the component's files", async () => {
-    const { dir, handlers } = setup();
+    const { dir, handlers } = setupIn();
     const error = await failure(handlers.renderIsland(cn("thrower"), {}));
     expect(error).toMatchObject({ kind: "RenderError", component: "thrower" });
     expect(error?.message).toMatch(
       /thrown no\n\s+at Thrower \(component:\/\/thrower\/Thrower\.tsx:3:9\)/,
     );
+    // Only frames in the component's own files: nothing of the machine's layout.
+    const frames = error?.message.split("\n").slice(1) ?? [];
+    expect(frames.length).toBeGreaterThan(0);
+    for (const frame of frames) expect(frame).toMatch(/^\s+at .*component:\/\/thrower\//);
     expect(error?.message).not.toContain(dir);
     expect(error?.message).not.toContain("node_modules");
   });
 
   it("answers a render that never finishes with RenderTimeout", async () => {
-    const { handlers } = setup(
+    const { handlers } = setupIn(
       {
         "stuck/index.tsx":
           "const never = new Promise(() => {});\nexport default () => { throw never; };\n",
@@ -180,13 +208,151 @@ export default function Waiter() {
     expect(error).toMatchObject({ kind: "RenderTimeout", component: "stuck" });
   });
 
+  it("renders each new version of a nested component, never a stale one", async () => {
+    const { dir, handlers } = setupIn();
+    for (let version = 0; version < 6; version++) {
+      writeFileSync(
+        join(dir, "inner/index.tsx"),
+        `export default function Inner({ text }: { text: string }) {\n  return <em>{text} v${version}</em>;\n}\n`,
+      );
+      const html = await handlers.renderIsland(cn("outer"), {});
+      expect(html.replaceAll("<!-- -->", "")).toContain(`<em>from outer v${version}</em>`);
+    }
+  });
+
+  it("renders the new version on the next request after an edit", async () => {
+    const { dir, handlers } = setupIn();
+    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<em>a</em>");
+    writeFileSync(
+      join(dir, "inner/index.tsx"),
+      "export default function Inner({ text }: { text: string }) {\n  return <strong>{text}</strong>;\n}\n",
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<strong>a</strong>");
+  });
+});
+
+/** Runs `script` (an ES module) in a Node process of its own, from svc's sources. */
+const run = promisify(execFile);
+const SERVER_INDEX = new URL("../index.ts", import.meta.url).href;
+
+describe("renderIsland in the server's thread (the default)", () => {
+  it("renders in the server's own thread, with its React: no worker, one React for all", async () => {
+    const { handlers } = setup({
+      "here/index.tsx": `export default function Here() {
+  return <p>{String((globalThis as { svcRenderMarker?: string }).svcRenderMarker)}</p>;
+}
+`,
+    });
+    const global = globalThis as { svcRenderMarker?: string };
+    global.svcRenderMarker = "this thread";
+    try {
+      expect(await handlers.renderIsland(cn("here"), {})).toContain("<p>this thread</p>");
+    } finally {
+      delete global.svcRenderMarker;
+    }
+  });
+
+  it("renders a component that loads another by a name computed at run time (svc's tree, not the component alone)", async () => {
+    const { handlers } = setup({
+      ...COMPONENTS,
+      "dynamic/index.tsx": `import { useComponent } from "@svc/react";
+export default function Dynamic({ which = "inn" }: { which?: string }) {
+  const Inner = useComponent<{ text: string }>(which + "er");
+  return <div><Inner text="computed" /></div>;
+}
+`,
+    });
+    for (let i = 0; i < 2; i++) {
+      const html = await handlers.renderIsland(cn("dynamic"), {});
+      expect(html).toContain("<div><em>computed</em></div>");
+      expect(html).toContain("data-svc-deps=");
+    }
+  });
+
+  it("times out a render that waits for ever, and renders on", async () => {
+    const { handlers } = setup(
+      {
+        ...COMPONENTS,
+        "stuck/index.tsx": `import { useComponent } from "@svc/react";
+const never = new Promise(() => {});
+export default function Stuck() {
+  const Inner = useComponent<{ text: string }>("inner");
+  throw never;
+  return <Inner text="unreachable" />;
+}
+`,
+      },
+      { renderTimeoutMs: 300 },
+    );
+    const started = Date.now();
+    const [stuck, bystander] = await Promise.all([
+      failure(handlers.renderIsland(cn("stuck"), {})),
+      handlers.renderIsland(cn("counter"), { start: 1 }),
+    ]);
+    expect(stuck).toMatchObject({ kind: "RenderTimeout", component: "stuck" });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(bystander).toContain("Count<!-- -->: <!-- -->1");
+    expect(await handlers.renderIsland(cn("counter"), { start: 2 })).toContain(
+      "Count<!-- -->: <!-- -->2",
+    );
+  });
+
+  it.each([
+    [
+      "svc's React layer",
+      ["@svc/react", "react", "react-dom", "@tanstack/react-query"],
+      "@svc/react",
+    ],
+    ["React", ["react"], "react"],
+  ])(
+    "without %s installed, fails with the one line that says what to install",
+    async (_what, missing, named) => {
+      const dir = writeTree({
+        "hello/index.tsx": "export default function Hello() {\n  return <p>hello</p>;\n}\n",
+      });
+      const script = join(writeTree({}), "render.mjs");
+      writeFileSync(
+        script,
+        `import { registerHooks } from "node:module";
+const missing = ${JSON.stringify(missing)};
+registerHooks({
+  resolve(specifier, context, next) {
+    if (missing.some((id) => specifier === id || specifier.startsWith(id + "/"))) {
+      throw Object.assign(new Error("Cannot find module '" + specifier + "'"), { code: "MODULE_NOT_FOUND" });
+    }
+    return next(specifier, context);
+  },
+});
+const svc = await import(${JSON.stringify(SERVER_INDEX)});
+const handlers = svc.createHandlers(new svc.ComponentRegistry(${JSON.stringify(dir)}, { logger: svc.silentLogger }), { logger: svc.silentLogger });
+const answer = await handlers.renderIsland(svc.parseComponentName("hello"), {}).then(
+  (html) => ({ html }),
+  (error) => ({ name: error.name, kind: error.kind, message: error.message }),
+);
+console.log(JSON.stringify(answer));
+`,
+      );
+      const { stdout } = await run(process.execPath, ["--conditions=source", script], {
+        cwd: fileURLToPath(new URL(".", import.meta.url)),
+      });
+      expect(JSON.parse(stdout)).toEqual({
+        name: "RenderSetupError",
+        kind: "RenderError",
+        message: `server-side rendering needs ${named}, which is not installed: run \`npm install react react-dom @tanstack/react-query @svc/react\``,
+      });
+    },
+  );
+});
+
+describe("renderIsland in a worker", () => {
   it("stops a component stuck in a loop (RenderTimeout), sends the worker's other renders again, and renders on", async () => {
     const { handlers } = setup(
       {
         ...COMPONENTS,
         "spin/index.tsx": "export default function Spin() {\n  for (;;) {}\n  return null;\n}\n",
       },
-      { renderTimeoutMs: 500 },
+      { renderTimeoutMs: 500, renderIsolation: "worker" },
     );
     await handlers.renderIsland(cn("inner"), { text: "warm" });
     const spinning = failure(handlers.renderIsland(cn("spin"), {}));
@@ -199,7 +365,10 @@ export default function Waiter() {
   });
 
   it("renders every version across replacements of its worker", async () => {
-    const { dir, handlers } = setup(COMPONENTS, { renderRecycleBytes: 1 });
+    const { dir, handlers } = setup(COMPONENTS, {
+      renderIsolation: "worker",
+      renderRecycleBytes: 1,
+    });
     for (let version = 0; version < 6; version++) {
       writeFileSync(
         join(dir, "inner/index.tsx"),
@@ -208,17 +377,6 @@ export default function Waiter() {
       const html = await handlers.renderIsland(cn("outer"), {});
       expect(html.replaceAll("<!-- -->", "")).toContain(`<em>from outer v${version}</em>`);
     }
-  });
-
-  it("renders the new version on the next request after an edit", async () => {
-    const { dir, handlers } = setup();
-    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<em>a</em>");
-    writeFileSync(
-      join(dir, "inner/index.tsx"),
-      "export default function Inner({ text }: { text: string }) {\n  return <strong>{text}</strong>;\n}\n",
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(await handlers.renderIsland(cn("inner"), { text: "a" })).toContain("<strong>a</strong>");
   });
 });
 

@@ -1,0 +1,141 @@
+import type { ComponentName } from "@svc/protocol";
+import type {
+  IslandSources,
+  PropsValidator,
+  RenderEngine,
+  Rendered,
+  RenderJob,
+  ServerBundle,
+} from "./renderEngine.ts";
+import { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
+import {
+  type Evaluated,
+  Evaluations,
+  failureOf,
+  loadPeers,
+  type Peers,
+  Refused,
+  renderTree,
+} from "./renderTree.ts";
+
+export interface InProcessRendererOptions {
+  /** How long a render may wait (on a nested component, a promise) before `RenderTimeout`. */
+  timeoutMs: number;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Renders islands in the server's own thread (the default), as Vite's SSR, Astro and Next do:
+ * each server bundle is evaluated once per version as a function of its own (see
+ * `serverModule.ts`), with the process's one React, loaded once and shared by every handler
+ * set. Only the newest version of each component is kept, and nothing else holds on to an old
+ * one, so edits do not accumulate (`npm run soak:ssr`).
+ *
+ * A render that waits (on a nested component, on a promise of its own) fails with
+ * `RenderTimeout` once its time runs out, and is aborted. A render that never returns (a
+ * synchronous loop) cannot be interrupted in this thread — V8's per-call time limit
+ * (`vm`'s `timeout`) would cost about 250 µs a render — so it blocks the server: who wants that
+ * protection renders in a worker (`renderIsolation: "worker"`).
+ */
+export class InProcessRenderer implements RenderEngine {
+  readonly #sources: IslandSources;
+  readonly #timeoutMs: number;
+  readonly #evaluations = new Evaluations();
+  #peers: Peers | undefined;
+
+  constructor(sources: IslandSources, options: InProcessRendererOptions) {
+    this.#sources = sources;
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  prepare(name: ComponentName): PropsValidator | Promise<PropsValidator> {
+    if (this.#peers !== undefined) return this.#peers.svc.validateProps;
+    return loadPeers().then(
+      (peers) => {
+        this.#peers = peers;
+        return peers.svc.validateProps;
+      },
+      (error: unknown) => {
+        // The one line that says what to install (or whatever else failed, as it is).
+        throw /needs .*, which is not installed/.test((error as Error)?.message ?? "")
+          ? new RenderSetupError(name, (error as Error).message, error)
+          : error;
+      },
+    );
+  }
+
+  async render(job: RenderJob): Promise<Rendered> {
+    const peers = this.#peers ?? (await loadPeers());
+    const { name, own: bundle, apiBase } = job;
+    const bundles = new Map<string, ServerBundle>([[name, bundle]]);
+    let timer: NodeJS.Timeout | undefined;
+    let expired: Promise<never> | undefined;
+    let loaded: ReadonlyMap<string, Evaluated> = new Map();
+    try {
+      const own = this.#evaluate(peers, name, bundle, apiBase);
+      loaded = new Map([[name, own]]);
+      const rendering = renderTree(peers, {
+        name,
+        props: job.props,
+        own,
+        metadata: job.metadata,
+        apiBase,
+        load: async (other) => {
+          let found: ServerBundle;
+          try {
+            found = await this.#sources.serverBundle(other as ComponentName);
+          } catch (error) {
+            throw new Refused((error as Error)?.message ?? String(error), error);
+          }
+          bundles.set(other, found);
+          return this.#evaluate(peers, other, found, apiBase);
+        },
+        loadMetadata: (other) =>
+          this.#sources.metadata(other as ComponentName).catch((error: unknown) => {
+            throw new Refused((error as Error)?.message ?? String(error), error);
+          }),
+        // Only a render that waits keeps time: the others are done before a timer could fire.
+        waits: () => {
+          const controller = new AbortController();
+          expired = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              reject(new RenderTimeoutError(name, this.#timeoutMs));
+              controller.abort();
+            }, this.#timeoutMs);
+          });
+          return controller.signal;
+        },
+      });
+      // `waits` was called, if at all, before `renderTree` first awaited.
+      const rendered = expired === undefined ? await rendering : await race(rendering, expired);
+      loaded = rendered.loaded;
+      const hashes: Record<string, string> = {};
+      for (const [component, { hash }] of loaded) hashes[component] = hash;
+      return { html: rendered.html, styles: rendered.styles, loaded: hashes, bundles };
+    } catch (error) {
+      if (error instanceof RenderTimeoutError) throw error;
+      const failure = failureOf(error, loaded);
+      if ("refused" in failure) throw failure.refused;
+      throw new RenderError(failure.component, failure.message, failure.stack, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #evaluate(peers: Peers, name: string, bundle: ServerBundle, apiBase: string): Evaluated {
+    return this.#evaluations.get(peers.shared, name, bundle.serverHash, bundle.hash, apiBase, () =>
+      decoder.decode(bundle.code),
+    );
+  }
+}
+
+/** `work`, or the time limit's error if that comes first; `work`'s late failure is dropped. */
+function race<T>(work: Promise<T>, expired: Promise<never>): Promise<T> {
+  work.catch(() => {});
+  return Promise.race([work, expired]);
+}

@@ -1,0 +1,62 @@
+/**
+ * What the island renderer asks of the part that renders: in the server's own thread
+ * (`InProcessRenderer`, the default) or in a worker thread (`WorkerRenderer`).
+ */
+import type { ComponentMetadata, ComponentName } from "@svc/protocol";
+
+/** A component's server bundle, as the handler set gives it to the renderer. */
+export interface ServerBundle {
+  /** The server bundle (CommonJS for Node). */
+  code: Uint8Array;
+  /** Its content hash: the version. */
+  serverHash: string;
+  /** The browser bundle's hash, which the island names for hydration. */
+  hash: string;
+  /**
+   * The browser bundle's stylesheets, in cascade order, as paths below `bundles/`
+   * (`card-3f2a9c0b1d4e.css`): the island links them.
+   */
+  stylesheets: readonly string[];
+}
+
+/** What an island needs of the handler set: the component's server bundle, its metadata. */
+export interface IslandSources {
+  serverBundle(name: ComponentName): Promise<ServerBundle>;
+  metadata(name: ComponentName): Promise<ComponentMetadata>;
+}
+
+/** Checks props against a component's `schema.json` (`@svc/react`'s `validateProps`). */
+export type PropsValidator = typeof import("@svc/react").validateProps;
+
+/** One island to render, its props checked. */
+export interface RenderJob {
+  name: ComponentName;
+  props: Record<string, unknown>;
+  own: ServerBundle;
+  metadata: ComponentMetadata;
+  /** The API base its asset URLs and stylesheet links start with. */
+  apiBase: string;
+}
+
+/** What a render gives back. */
+export interface Rendered {
+  html: string;
+  /** CSS-in-JS rules the render made (goober's), for a `<style>` before the island. */
+  styles: string;
+  /** The browser bundle hash of every component the render loaded, the island's own too. */
+  loaded: Record<string, string>;
+  /** The server bundle of every component it loaded, by name: their stylesheets are linked. */
+  bundles: ReadonlyMap<string, ServerBundle>;
+}
+
+export interface RenderEngine {
+  /**
+   * The props validator, once what renders is ready to (peers loaded, a worker started): called
+   * as a render begins, while the bundles are built.
+   * @throws RenderSetupError when a package rendering needs is not installed
+   */
+  prepare(name: ComponentName): PropsValidator | Promise<PropsValidator>;
+  /** @throws RenderError, RenderTimeoutError, and what loading a nested component throws */
+  render(job: RenderJob): Promise<Rendered>;
+  close(): Promise<void>;
+}
