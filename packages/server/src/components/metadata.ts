@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import type { ComponentMetadata, PropsSchema } from "@svc/protocol";
 import { InvalidSchemaError } from "../errors.ts";
 import { type FileStamp, isRacy, nowNs, sameStamp, stampOf } from "../util/fileStamp.ts";
+import { currentTurn } from "../util/loopTurn.ts";
 import type { Component } from "./componentRegistry.ts";
 
 export type { ComponentMetadata, PropertyMap, PropsSchema } from "@svc/protocol";
@@ -23,11 +24,14 @@ export const MAX_SCHEMA_DEPTH = 256;
 interface CachedSchema {
   stamp: FileStamp;
   schema: ComponentSchema | undefined;
+  /** The turn of the event loop whose stat last confirmed it (see `util/loopTurn.ts`). */
+  checkedTurn: number;
 }
 
 /**
  * Reads `schema.json` files, re-reading one only when its modification time, size or inode
- * changed. A missing file means "no schema".
+ * changed, and checking that at most once per turn of the event loop, as the dev cache checks
+ * bundles. A missing file means "no schema".
  */
 export class SchemaReader {
   readonly #cache = new Map<string, CachedSchema>();
@@ -38,10 +42,15 @@ export class SchemaReader {
    */
   read(component: Component): ComponentSchema | undefined {
     const path = join(component.dir, "schema.json");
+    const cached = this.#cache.get(path);
+    const turn = currentTurn();
+    if (cached?.checkedTurn === turn) return cached.schema;
     const readAt = nowNs();
     const stamp = stampOf(path);
-    const cached = this.#cache.get(path);
-    if (cached !== undefined && sameStamp(cached.stamp, stamp)) return cached.schema;
+    if (cached !== undefined && sameStamp(cached.stamp, stamp)) {
+      cached.checkedTurn = turn;
+      return cached.schema;
+    }
     this.#cache.delete(path);
     if (stamp === undefined) return undefined;
     const display = displayPath(component, path);
@@ -54,7 +63,7 @@ export class SchemaReader {
       throw new InvalidSchemaError(component.name, display, `cannot be read (${code ?? error})`);
     }
     const schema = parseSchema(component.name, display, text);
-    if (!isRacy(stamp, readAt)) this.#cache.set(path, { stamp, schema });
+    if (!isRacy(stamp, readAt)) this.#cache.set(path, { stamp, schema, checkedTurn: turn });
     return schema;
   }
 
