@@ -105,6 +105,20 @@ export class BundleInputs {
     resolutions: readonly Resolution[],
     startedNs: bigint,
   ): { inputs: BundleInputs; racy: boolean } {
+    collecting = new Map();
+    try {
+      return BundleInputs.#collect(component, inputs, resolutions, startedNs);
+    } finally {
+      collecting = undefined;
+    }
+  }
+
+  static #collect(
+    component: Component,
+    inputs: readonly string[],
+    resolutions: readonly Resolution[],
+    startedNs: bigint,
+  ): { inputs: BundleInputs; racy: boolean } {
     const paths = new PathSet();
     const dirs = new Set<string>([component.dir]);
     for (const input of inputs) {
@@ -129,7 +143,7 @@ export class BundleInputs {
     const read = new Set(inputs);
     const watched: Watched[] = [];
     for (const { path, link, compare } of paths.values()) {
-      const stamp = stampOf(path, { link });
+      const stamp = collectStamp(path, link);
       // A path that is no link, also recorded followed with its content: that one covers it.
       if (link && paths.has(path, false) && stamp !== undefined && !stamp.isLink) continue;
       if (stamp !== undefined && isRacy(stamp, startedNs)) racy = true;
@@ -274,7 +288,7 @@ function addPackageLookup(paths: PathSet, from: string, specifier: string): void
     if (!dir.endsWith(`${sep}node_modules`)) {
       const candidate = join(dir, "node_modules", name);
       paths.add(candidate, true, "identity");
-      if (stampOf(candidate, { link: true }) !== undefined) return;
+      if (collectStamp(candidate, true) !== undefined) return;
     }
     if (dirname(dir) === dir) return;
   }
@@ -303,7 +317,7 @@ function addConfigFiles(paths: PathSet, dirs: Iterable<string>): void {
       walked.package.add(dir);
       const file = join(dir, "package.json");
       paths.add(file, false, "content");
-      if (stampOf(file) !== undefined || dirname(dir) === dir) break;
+      if (collectStamp(file, false) !== undefined || dirname(dir) === dir) break;
     }
     for (let dir = start; !walked.tsconfig.has(dir); dir = dirname(dir)) {
       walked.tsconfig.add(dir);
@@ -311,7 +325,7 @@ function addConfigFiles(paths: PathSet, dirs: Iterable<string>): void {
       for (const name of ["tsconfig.json", "jsconfig.json"]) {
         const file = join(dir, name);
         paths.add(file, false, "content");
-        if (stampOf(file) !== undefined) {
+        if (collectStamp(file, false) !== undefined) {
           found = true;
           addExtends(paths, file, new Set());
         }
@@ -350,7 +364,7 @@ function packageConfigCandidates(paths: PathSet, from: string, target: string): 
   addPackageLookup(paths, from, target);
   for (let dir = from; ; dir = dirname(dir)) {
     const root = join(dir, "node_modules", name);
-    if (stampOf(root) !== undefined) {
+    if (collectStamp(root, false) !== undefined) {
       const rest = target.slice(name.length).replace(/^\//, "");
       return rest === ""
         ? [join(root, "tsconfig.json"), join(root, "package.json")]
@@ -376,6 +390,19 @@ function extendsOf(text: string): string[] {
 function sameIdentity(a: FileStamp | undefined, b: FileStamp | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.ino === b.ino;
+}
+
+// While a record is collected, each path is stat'ed once: the walks up the tree (is there a
+// package.json here?) and the record's own stamps share the answers.
+let collecting: Map<string, FileStamp | null> | undefined;
+
+function collectStamp(path: string, link: boolean): FileStamp | undefined {
+  const key = `${link ? "L" : "F"}${path}`;
+  const known = collecting?.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const stamp = stampOf(path, { link });
+  collecting?.set(key, stamp ?? null);
+  return stamp;
 }
 
 // Stats made in one turn of the event loop hold for every check of that turn: bundles that
