@@ -20,6 +20,9 @@ exports.default = function Form({ items }) {
   fragment: `const { createElement: h, Fragment } = require("react");
 exports.default = ({ n }) => h(Fragment, null, "a", n, h("b", null, "c"), "d");`,
   text: `exports.default = ({ text }) => text;`,
+  // React writes a preload hint for each image ahead of the HTML, outside the boundary.
+  images: `const { createElement: h } = require("react");
+exports.default = ({ srcs }) => h("figure", null, srcs.map((src) => h("img", { key: src, src, alt: "" })));`,
 };
 
 async function render(code: string, props: Record<string, unknown>, bare: boolean) {
@@ -47,6 +50,7 @@ describe("renderTree", () => {
       [BUNDLES.ids, { items: ["a", "b", "c"] }],
       [BUNDLES.fragment, { n: 2 }],
       [BUNDLES.text, { text: "<plain> & text" }],
+      [BUNDLES.images, { srcs: ["/a.png", "/b>.png"] }],
     ] as const;
     for (const [code, props] of cases) {
       const alone = await render(code, props, true);

@@ -248,11 +248,19 @@ const BOUNDARY_START = "<!--$-->";
 const BOUNDARY_END = "<!--/$-->";
 
 /**
+ * The resource hints React writes ahead of everything else (`<link rel="preload" as="image">`
+ * for each image): in svc's tree they come before the boundary, not inside it, and the
+ * browser hydrates the boundary's content only. Attribute values are escaped (`&gt;`).
+ */
+const LEADING_HINTS = /^(?:<link [^>]*>)*/;
+
+/**
  * Renders the island's tree. Three ways, fastest first:
  *
  * - A component that names no other (`metadata.dependencies`) is rendered alone with
  *   `renderToString`, wrapped in the markers of the Suspense boundary `ServerComponent` puts
- *   around it — svc's tree writes nothing else, so the HTML is the same, and the tree's
+ *   around it (React's resource hints kept ahead of them, where the tree has them) — svc's
+ *   tree writes nothing else, so the HTML is the same, and the tree's
  *   providers, boundaries and queries cost three times the component. If it cannot render
  *   alone (it uses `useComponent` with a name computed at run time, `useSvc`, or suspends),
  *   it is rendered as below, and once that succeeds the version is never tried alone again
@@ -282,7 +290,12 @@ export async function renderTree(peers: Peers, render: TreeRender): Promise<Tree
         renderToString(createElement(component, props as never)),
       );
       own.bare = true;
-      return { html: BOUNDARY_START + html + BOUNDARY_END, styles: sheet.data, loaded };
+      const hints = LEADING_HINTS.exec(html)?.[0] ?? "";
+      return {
+        html: hints + BOUNDARY_START + html.slice(hints.length) + BOUNDARY_END,
+        styles: sheet.data,
+        loaded,
+      };
     } catch {
       needsTree = true;
       sheet = { data: "" };
