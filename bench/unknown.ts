@@ -6,10 +6,11 @@
  * unknown name re-scanned all 5,000 directories synchronously (p50 2 ms → 600 ms).
  *
  * The server runs on CPU 0 alone; the four clients (a full core of Node HTTP clients) and
- * the measured client share the others, the four at a lower priority (`nice 10`), so what the
- * measured client sees is the server's answer, not its own turn waiting behind the load
- * generator (on a two-core machine the three otherwise take turns on the cores, and a turn
- * lasts milliseconds). Without `taskset` everything shares every core.
+ * the measured client share the others, the four as an idle-priority task (`chrt --idle`:
+ * they run whenever the measured client does not), so what the measured client sees is the
+ * server's answer, not its own turn waiting behind the load generator (on a two-core machine
+ * the three otherwise take turns on the cores, and a turn lasts milliseconds). Without
+ * `taskset` everything shares every core.
  * `npm run bench -- unknown`.
  */
 import { spawn } from "node:child_process";
@@ -55,7 +56,7 @@ function percentile(values: readonly number[], p: number): number {
 async function startFlood(port: number) {
   const script = fileURLToPath(new URL("./clients/unknownNames.ts", import.meta.url));
   const command = [process.execPath, script, String(port), "4"];
-  if (pinning) command.unshift("nice", "-n", "10");
+  if (pinning) command.unshift("chrt", "--idle", "0");
   const child = spawn(command[0] as string, command.slice(1), {
     stdio: ["ignore", "pipe", "inherit"],
   });
