@@ -1,6 +1,6 @@
 /**
  * Benchmarks of the framework bridges (issue 5), each against a baseline measured in the same
- * run and the same server process:
+ * run and the same server process ("node": svc's node handler against bare `node:http`):
  * - warm bundle requests/s through each bridge vs. the same framework sending the same bytes
  *   and headers from a plain route of its own (target ≥ 0.9×);
  * - latency of a health route while cold bundles build, vs. the same route idle.
@@ -16,6 +16,7 @@ import { writeTypicalComponent } from "./core.ts";
 import { median, pinning, pinSelf, type Row } from "./lib.ts";
 
 const FRAMEWORKS = process.env.SVC_BENCH_FRAMEWORKS?.split(",") ?? [
+  "node",
   "express",
   "fastify",
   "hono",

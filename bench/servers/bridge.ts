@@ -180,7 +180,23 @@ async function listen(
   return [(server.address() as AddressInfo).port, () => new Promise((r) => server.close(r))];
 }
 
+/** svc's node handler at /api; the plain route is bare `node:http` sending the same bytes. */
+async function node(): Promise<[number, Close]> {
+  const { createNodeHandler } = await import("@svc/server");
+  const svc = createNodeHandler(handlers, { prefix: "/api" });
+  return listen((req, res) => {
+    if (req.url === "/plain/card.js") {
+      res.writeHead(200, { ...headers, "content-length": code.byteLength }).end(code);
+    } else if (req.url === "/health") {
+      res.writeHead(200, { "content-type": "application/json" }).end(HEALTH);
+    } else {
+      svc(req, res);
+    }
+  });
+}
+
 const starters: Record<string, () => Promise<[number, Close]>> = {
+  node,
   express,
   fastify,
   hono,
