@@ -23,6 +23,18 @@ exports.default = ({ n }) => h(Fragment, null, "a", n, h("b", null, "c"), "d");`
   // React writes a preload hint for each image ahead of the HTML, outside the boundary.
   images: `const { createElement: h } = require("react");
 exports.default = ({ srcs }) => h("figure", null, srcs.map((src) => h("img", { key: src, src, alt: "" })));`,
+  // Hoisted likewise: a <title>, a <meta>, a stylesheet with a precedence, an icon, an async script.
+  hoisted: `const { createElement: h, Fragment } = require("react");
+exports.default = ({ title }) => h(Fragment, null,
+  h("title", null, title), h("meta", { name: "d", content: "x>y" }),
+  h("link", { rel: "stylesheet", href: "/a.css", precedence: "default" }),
+  h("link", { rel: "icon", href: "/f.ico" }), h("script", { async: true, src: "/s.js" }),
+  h("p", null, title));`,
+  // Not hoisted: written where it stands, inside the boundary.
+  inPlace: `const { createElement: h, Fragment } = require("react");
+exports.default = () => h(Fragment, null,
+  h("link", { rel: "stylesheet", href: "/plain.css" }), h("meta", { itemProp: "n", content: "v" }),
+  h("p", null, "text"));`,
 };
 
 async function render(code: string, props: Record<string, unknown>, bare: boolean) {
@@ -51,6 +63,8 @@ describe("renderTree", () => {
       [BUNDLES.fragment, { n: 2 }],
       [BUNDLES.text, { text: "<plain> & text" }],
       [BUNDLES.images, { srcs: ["/a.png", "/b>.png"] }],
+      [BUNDLES.hoisted, { title: "A <b> & c" }],
+      [BUNDLES.inPlace, {}],
     ] as const;
     for (const [code, props] of cases) {
       const alone = await render(code, props, true);

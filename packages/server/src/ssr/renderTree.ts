@@ -248,11 +248,14 @@ const BOUNDARY_START = "<!--$-->";
 const BOUNDARY_END = "<!--/$-->";
 
 /**
- * The resource hints React writes ahead of everything else (`<link rel="preload" as="image">`
- * for each image): in svc's tree they come before the boundary, not inside it, and the
- * browser hydrates the boundary's content only. Attribute values are escaped (`&gt;`).
+ * What React hoists ahead of everything else it writes: a preload hint per image, and the
+ * `<link>`s (other than a stylesheet without `precedence`), `<meta>`s (without `itemProp`),
+ * `<title>`s and async `<script>`s a component renders. In svc's tree they come before the
+ * boundary, not inside it, and the browser hydrates the boundary's content only. Attribute
+ * values and text are escaped (`&gt;`, `&lt;`), so none of them holds a `>` or `<` of its own.
  */
-const LEADING_HINTS = /^(?:<link [^>]*>)*/;
+const LEADING_HINTS =
+  /^(?:<link (?![^>]*rel="stylesheet")[^>]*>|<link [^>]*data-precedence="[^>]*>|<meta (?![^>]*itemProp=)[^>]*>|<title>[^<]*<\/title>|<script async=""[^>]*><\/script>)*/;
 
 /**
  * Renders the island's tree. Three ways, fastest first:
