@@ -3,13 +3,17 @@
  * `node:http` server mounting the svc API, the loader built from source, component fixtures
  * written to a temporary directory.
  */
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
+import * as esbuild from "esbuild";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
 import { encodePng } from "../png.ts";
@@ -227,4 +231,39 @@ function pixels(length: number, seed: number): Buffer {
     block = createHash("sha256").update(block).digest();
   }
   return Buffer.concat(parts).subarray(0, length);
+}
+
+const SVC_CLI = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
+
+/** `svc build` as a user runs it, the command line from source: `componentsDir` → `out`. */
+export async function svcBuild(componentsDir: string, out: string): Promise<void> {
+  await promisify(execFile)(process.execPath, [
+    "--conditions=source",
+    SVC_CLI,
+    "build",
+    ...["--output", out, "--components-dir", componentsDir],
+  ]);
+}
+
+/**
+ * A React app of the tests' fixtures (`entry`), bundled for the browser from source as the
+ * app's own build would bundle it: one ES module, React included.
+ */
+export async function bundleApp(
+  entry: URL,
+  mode: "development" | "production" = "development",
+): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    jsx: "automatic",
+    conditions: ["source"],
+    define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]?.text ?? "";
 }

@@ -1,14 +1,5 @@
-/**
- * The no-blob CSP mode: `loader.esm.js` under `script-src 'self' 'nonce-…'` (no `blob:`), with
- * the import map `renderImportMap` writes — in development (through the API) and in static
- * mode (after `svc build`, from a plain static server). The classic `loader.js` under the same
- * policy is refused, so these tests can fail.
- */
-import { execFile } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { type ComponentRegistry, renderImportMap } from "@svc/server";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,12 +11,10 @@ import {
   openPage,
   removeDir,
   startTestServer,
+  svcBuild,
   type TestServer,
   widget,
 } from "./helpers.ts";
-
-const run = promisify(execFile);
-const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 
 const NONCE = "r4nd0mN0nce";
 const CSP = `script-src 'self' 'nonce-${NONCE}'; object-src 'none'`;
@@ -163,14 +152,7 @@ describe("the no-blob CSP mode (import map + loader.esm.js)", () => {
     const { dir: staticComponents } = await fixtureRegistry(
       Object.fromEntries(Object.entries(COMPONENTS).filter(([path]) => !path.startsWith("broken"))),
     );
-    await run(process.execPath, [
-      SVC,
-      "build",
-      "--output",
-      out,
-      "--components-dir",
-      staticComponents,
-    ]);
+    await svcBuild(staticComponents, out);
     await removeDir(staticComponents);
     const staticMap = await renderImportMap({
       buildDir: out,

@@ -7,13 +7,12 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ComponentRegistry, type DevServer, silentLogger, startDevServer } from "@svc/server";
-import * as esbuild from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
 import {
+  bundleApp,
   launchBrowser,
   makeTempDir,
   removeDir,
@@ -35,18 +34,7 @@ beforeAll(async () => {
   const [launched, root, app] = await Promise.all([
     launchBrowser(),
     makeTempDir("svc-live-cache-"),
-    esbuild.build({
-      entryPoints: [fileURLToPath(new URL("./fixtures/liveCardApp.tsx", import.meta.url))],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      jsx: "automatic",
-      conditions: ["source"],
-      define: { "process.env.NODE_ENV": '"development"' },
-      logLevel: "silent",
-    }),
+    bundleApp(new URL("./fixtures/liveCardApp.tsx", import.meta.url)),
     buildPlayground(),
   ]);
   browser = launched;
@@ -59,7 +47,7 @@ beforeAll(async () => {
       "/app.html": {
         body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
       },
-      "/app.js": { body: app.outputFiles[0]?.text ?? "" },
+      "/app.js": { body: app },
       "/loader.html": {
         body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
       },

@@ -1,16 +1,6 @@
-/**
- * Components named like `Object.prototype`'s own properties (`__proto__`, `constructor`) are
- * components like any other: built into `manifest.json`, served by the pre-built API and the
- * core's static route, and loaded by the loader in real Chromium, from the manifest and from
- * the API. A plain object used as a name → entry map would lose `__proto__` (it sets the
- * prototype) or find `constructor` where there is none.
- */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ComponentRegistry } from "@svc/server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,13 +11,12 @@ import {
   openPage,
   removeDir,
   startTestServer,
+  svcBuild,
   type TestServer,
   widget,
   writeFiles,
 } from "./helpers.ts";
 
-const run = promisify(execFile);
-const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 const NAMES = ["__proto__", "card", "constructor"];
 
 const component = (name: string) =>
@@ -54,12 +43,7 @@ describe("components named __proto__ and constructor", () => {
       Object.fromEntries(NAMES.map((name) => [`${name}/index.tsx`, component(name)])),
     );
     out = join(work, "svc");
-    await run(process.execPath, [
-      "--conditions=source",
-      SVC,
-      "build",
-      ...["--output", out, "--components-dir", sources],
-    ]);
+    await svcBuild(sources, out);
     manifestText = await readFile(join(out, "manifest.json"), "utf8");
     [browser, server] = await Promise.all([
       launchBrowser(),

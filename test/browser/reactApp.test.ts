@@ -1,8 +1,7 @@
-import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bundleApp,
   fixtureRegistry,
   launchBrowser,
   openPage,
@@ -50,21 +49,8 @@ export default function Outer() {
   }),
 };
 
-async function buildApp(mode: "development" | "production"): Promise<string> {
-  const result = await esbuild.build({
-    entryPoints: [fileURLToPath(new URL("./fixtures/app.tsx", import.meta.url))],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    jsx: "automatic",
-    conditions: ["source"],
-    define: { "process.env.NODE_ENV": JSON.stringify(mode) },
-    logLevel: "silent",
-  });
-  return result.outputFiles[0]?.text ?? "";
-}
+/** The React app (`@svc/react`'s provider and hook) the tests load components into. */
+const APP = new URL("./fixtures/app.tsx", import.meta.url);
 
 const page = (script: string) =>
   `<!doctype html><html><body><div id="root"></div><script type="module" src="${script}"></script></body></html>`;
@@ -82,8 +68,8 @@ describe("a React app with SvcProvider and useComponent", () => {
     const [launched, fixtures, dev, prod] = await Promise.all([
       launchBrowser(),
       fixtureRegistry(COMPONENTS),
-      buildApp("development"),
-      buildApp("production"),
+      bundleApp(APP, "development"),
+      bundleApp(APP, "production"),
     ]);
     browser = launched;
     dir = fixtures.dir;

@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ComponentRegistry } from "@svc/server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,12 +12,11 @@ import {
   openPage,
   removeDir,
   startTestServer,
+  svcBuild,
   type TestServer,
   widget,
 } from "./helpers.ts";
 
-const run = promisify(execFile);
-const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 const EXAMPLES = fileURLToPath(
   new URL("../../packages/server/examples/components", import.meta.url),
 );
@@ -46,7 +43,7 @@ describe("loader in static mode, after svc build", () => {
     work = await makeTempDir("svc-static-");
     const out = join(work, "svc");
     // The real command line, as a deployment would run it.
-    await run(process.execPath, [SVC, "build", "--output", out, "--components-dir", EXAMPLES]);
+    await svcBuild(EXAMPLES, out);
     const manifest = JSON.parse(await readFile(join(out, "manifest.json"), "utf8"));
     const broken = join(work, "tampered");
     await cp(out, broken, { recursive: true });

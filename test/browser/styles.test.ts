@@ -1,23 +1,12 @@
-/**
- * Styles and assets in real Chromium, under a strict Content-Security-Policy: a component with
- * plain CSS, one with a CSS module, one with an image and a font, through the loader in
- * development (live bundling), from a build directory through the API (prebuilt) and from
- * static files (static mode), and through `useComponent` in a React app. Computed styles are
- * asserted, not markup; a live CSS edit restyles without a reload and leaves one copy of the
- * rules; a tampered stylesheet refuses its component.
- */
-import { execFile } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ComponentRegistry, silentLogger } from "@svc/server";
-import * as esbuild from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildLoaderOnce,
+  bundleApp,
   html,
   launchBrowser,
   makeTempDir,
@@ -25,13 +14,11 @@ import {
   openPage,
   removeDir,
   startTestServer,
+  svcBuild,
   type TestServer,
   widget,
   writeFiles,
 } from "./helpers.ts";
-
-const run = promisify(execFile);
-const SVC = fileURLToPath(new URL("../../packages/server/src/cli/svc.ts", import.meta.url));
 
 /** What a page needs and nothing more: no inline script or style, no data: URLs, no eval. */
 const STRICT_CSP =
@@ -169,18 +156,7 @@ beforeAll(async () => {
     makeTempDir("svc-styles-"),
     noisePng(48),
     aFont(),
-    esbuild.build({
-      entryPoints: [fileURLToPath(new URL("./fixtures/stylesApp.tsx", import.meta.url))],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      jsx: "automatic",
-      conditions: ["source"],
-      define: { "process.env.NODE_ENV": '"development"' },
-      logLevel: "silent",
-    }),
+    bundleApp(new URL("./fixtures/stylesApp.tsx", import.meta.url)),
     buildLoaderOnce(),
   ]);
   browser = launched;
@@ -189,7 +165,7 @@ beforeAll(async () => {
   await writeFiles(project, files(png, font) as Record<string, string>);
   const components = join(project, "components");
   const out = join(work, "build");
-  await run(process.execPath, [SVC, "build", "--output", out, "--components-dir", components]);
+  await svcBuild(components, out);
   manifest = JSON.parse(await readFile(join(out, "manifest.json"), "utf8"));
   const broken = join(work, "tampered");
   await cp(out, broken, { recursive: true });
@@ -224,7 +200,7 @@ beforeAll(async () => {
           body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
           headers: { "content-security-policy": STRICT_CSP },
         },
-        "/app.js": { body: bundledApp.outputFiles[0]?.text ?? "" },
+        "/app.js": { body: bundledApp },
       },
     }),
   ]);

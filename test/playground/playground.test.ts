@@ -7,7 +7,6 @@ import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
@@ -21,6 +20,7 @@ import {
 } from "../../packages/server/src/index.ts";
 import {
   buildLoaderOnce,
+  bundleApp,
   launchBrowser,
   makeTempDir,
   removeDir,
@@ -70,23 +70,12 @@ beforeAll(async () => {
     buildLoaderOnce(),
     makeTempDir("svc-playground-"),
     makeTempDir("svc-playground-ui-"),
-    esbuild.build({
-      entryPoints: [fileURLToPath(new URL("./fixtures/liveApp.tsx", import.meta.url))],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      jsx: "automatic",
-      conditions: ["source"],
-      define: { "process.env.NODE_ENV": '"development"' },
-      logLevel: "silent",
-    }),
+    bundleApp(new URL("./fixtures/liveApp.tsx", import.meta.url)),
   ]);
   browser = launched;
   dir = root;
   uiDir = ui;
-  liveApp = app.outputFiles[0]?.text ?? "";
+  liveApp = app;
   await cp(EXAMPLES, dir, { recursive: true });
   await writeFiles(uiDir, { ...CARD_FILES, ...SHELF_FILES });
   server = await serve();
