@@ -6,6 +6,7 @@ import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleFile, BundleOptions, Bundler } from "./bundler.ts";
+import { afterPoll, type RecordWatch, watchRecord } from "./dirWatches.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
@@ -24,8 +25,12 @@ interface Entry extends CachedBundle {
   readonly dir: string;
   readonly entry: string;
   readonly inputs: BundleInputs;
+  /** The watches that vouch for `inputs` between stat checks, where they can. */
+  readonly watch: RecordWatch | undefined;
   /** The event-loop turn whose check found every input unchanged (see `loopTurn.ts`). */
   checkedTurn: number;
+  /** The last turn it was served in. */
+  usedTurn: number;
 }
 
 /** A finished build, and whether any input changed while it ran (then it is not cached). */
@@ -44,6 +49,11 @@ export interface BundleCacheOptions {
    * a FIFO or a device, a plugin that never returns). Default: 30 000 ms.
    */
   buildTimeoutMs?: number;
+  /**
+   * Let directory watches vouch for a bundle between stat checks where they can be trusted
+   * (see `dirWatches.ts`). Default: true. False: every check stats.
+   */
+  watch?: boolean;
 }
 
 /**
@@ -64,11 +74,17 @@ export class BundleCache {
    */
   readonly #files: ByteLru<string, Uint8Array>;
   readonly #inflight = new Map<ComponentName, Promise<Built>>();
+  readonly #watch: boolean;
 
   constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
     this.#bundler = bundler;
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    this.#entries = new ByteLru(maxBytes, (e) => e.code.byteLength);
+    this.#entries = new ByteLru(
+      maxBytes,
+      (e) => e.code.byteLength,
+      (e) => e.watch?.release(),
+    );
+    this.#watch = options.watch ?? true;
     this.#files = new ByteLru(maxBytes, (bytes) => bytes.byteLength);
     this.#bundleOptions = options.bundleOptions ?? {};
     this.#timeoutMs = options.buildTimeoutMs ?? 30_000;
@@ -87,9 +103,36 @@ export class BundleCache {
     return this.#hit(component);
   }
 
+  /**
+   * The current bundle of `component` when it is cached and unchanged, else undefined:
+   * synchronously when checked by stats (this turn, or now), or — when its watches vouch for
+   * it — once the turn's poll phase is over (see `dirWatches.ts`).
+   */
+  current(component: Component): CachedBundle | Promise<CachedBundle | undefined> | undefined {
+    const entry = this.#cached(component);
+    if (entry === undefined) return undefined;
+    if (entry.checkedTurn === currentTurn() || entry.watch?.quiet() !== true) {
+      return this.#hit(component);
+    }
+    return afterPoll().then(() => this.#vouched(component, entry));
+  }
+
+  /**
+   * The part of {@link current} that answers now: the bundle when checked this turn or by
+   * stats now; undefined when it is not cached, changed, or left to its watches (then
+   * `current` answers after the poll phase).
+   */
+  ready(component: Component): CachedBundle | undefined {
+    const entry = this.#cached(component);
+    if (entry === undefined) return undefined;
+    if (entry.checkedTurn !== currentTurn() && entry.watch?.quiet() === true) return undefined;
+    return this.#hit(component);
+  }
+
   /** The current bundle of `component`, built or rebuilt when needed. */
   async get(component: Component): Promise<CachedBundle> {
-    const hit = this.#hit(component);
+    const now = this.current(component);
+    const hit = now instanceof Promise ? await now : now;
     if (hit !== undefined) return hit;
     const pending = this.#inflight.get(component.name);
     if (pending === undefined) return (await this.#start(component)).entry;
@@ -120,20 +163,54 @@ export class BundleCache {
     else this.#entries.delete(name);
   }
 
-  #hit(component: Component): Entry | undefined {
+  #cached(component: Component): Entry | undefined {
     const entry = this.#entries.peek(component.name);
     if (entry === undefined || entry.dir !== component.dir || entry.entry !== component.entry) {
       return undefined;
     }
+    return entry;
+  }
+
+  /** The cached entry of `component` if a stat check (this turn's, or one now) finds it fresh. */
+  #hit(component: Component): Entry | undefined {
+    const entry = this.#cached(component);
+    if (entry === undefined) return undefined;
     const turn = currentTurn();
     if (entry.checkedTurn === turn) return entry;
-    if (!entry.inputs.isFresh()) return undefined;
+    if (!this.#statCheck(entry)) return undefined;
     entry.checkedTurn = turn;
-    // Recency is kept to the turn: the first hit of a turn makes the entry the most recent,
-    // and its files with it.
-    this.#entries.get(component.name);
-    this.#keepFiles(entry);
+    this.#used(entry);
     return entry;
+  }
+
+  /** After the poll phase: `entry` if its watches still vouch for it, else a stat check's answer. */
+  #vouched(component: Component, entry: Entry): Entry | undefined {
+    const now = this.#cached(component);
+    if (now === undefined) return undefined;
+    // In the check phase a stat check records no turn: the next turn's requests may be newer.
+    if ((now !== entry || now.watch?.quiet() !== true) && !this.#statCheck(now)) return undefined;
+    this.#used(now);
+    return now;
+  }
+
+  /** Every input of `entry` checked by stats; its watches learn the outcome. */
+  #statCheck(entry: Entry): boolean {
+    entry.watch?.mark();
+    if (!entry.inputs.isFresh()) return false;
+    entry.watch?.confirm();
+    return true;
+  }
+
+  /**
+   * Recency is kept to the turn: the first hit of a turn makes the entry the most recent, and
+   * its files with it.
+   */
+  #used(entry: Entry): void {
+    const turn = currentTurn();
+    if (entry.usedTurn === turn) return;
+    entry.usedTurn = turn;
+    this.#entries.get(entry.name);
+    this.#keepFiles(entry);
   }
 
   #keepFiles(entry: CachedBundle): void {
@@ -186,7 +263,10 @@ export class BundleCache {
       assets: output.assets ?? [],
       dependencies: output.dependencies ?? [],
       inputs,
+      // Watches are set before the first stat check that confirms them (in `#statCheck`).
+      watch: racy || !this.#watch ? undefined : watchRecord(inputs.interests()),
       checkedTurn: -1,
+      usedTurn: -1,
     };
     // Also when not cached (racy): the bundle is served, and its files are asked for next.
     this.#keepFiles(entry);

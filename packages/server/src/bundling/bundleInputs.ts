@@ -37,10 +37,11 @@
  * untracked cache makes the same use of directory stamps.
  */
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import type { Component } from "../components/componentRegistry.ts";
 import { type FileStamp, isRacy, nowNs, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
+import type { Interest } from "./dirWatches.ts";
 
 /** One import as esbuild resolved it. */
 export interface Resolution {
@@ -153,6 +154,56 @@ export class BundleInputs {
     }
     const { present, absent } = groupAbsent(watched);
     return { inputs: new BundleInputs(present, absent), racy };
+  }
+
+  /**
+   * Where a change to any recorded path raises an event (see `dirWatches.ts`): each path's
+   * name in its directory; every entry of a directory whose listing is recorded; a file with
+   * other hard links itself (written through another name, its directory hears nothing).
+   */
+  interests(): Interest[] {
+    const byPath = new Map<string, { names: Set<string>; listing: boolean }>();
+    const add = (path: string, name: string | undefined) => {
+      let interest = byPath.get(path);
+      if (interest === undefined) {
+        interest = { names: new Set(), listing: false };
+        byPath.set(path, interest);
+      }
+      if (name === undefined) interest.listing = true;
+      else interest.names.add(name);
+    };
+    for (const { path, link, compare, stamp } of this.#watched) {
+      const dir = dirname(path);
+      if (dir !== path) add(dir, basename(path));
+      if (stamp === undefined || link) continue;
+      if (stamp.isDirectory ? compare === "content" : stamp.links > 1) add(path, undefined);
+    }
+    for (const group of this.#absent) {
+      for (const { path } of group.paths) add(group.dir, basename(path));
+    }
+    // A directory that is not there (the `node_modules` of a lookup) cannot be watched: its
+    // nearest ancestor hears it created, under the name of its first missing part.
+    const interests = new Map<string, { names: Set<string>; listing: boolean }>();
+    for (const [path, interest] of byPath) {
+      let [dir, names] = [path, interest.names];
+      while (stampOf(dir) === undefined && dirname(dir) !== dir) {
+        names = new Set([basename(dir)]);
+        dir = dirname(dir);
+      }
+      const listing = interest.listing && dir === path;
+      const known = interests.get(dir);
+      if (known === undefined) {
+        interests.set(dir, { names, listing });
+      } else {
+        for (const name of names) known.names.add(name);
+        known.listing ||= listing;
+      }
+    }
+    return [...interests].map(([path, { names, listing }]) => ({
+      path,
+      names: [...names],
+      listing,
+    }));
   }
 
   /** Whether every recorded path is as it was. Stats are shared within a turn of the loop. */

@@ -156,13 +156,14 @@ describe("createLiveReload: what it costs", () => {
       tree[`.git/objects/${i}/x`] = "x";
     }
     const dir = writeTree(tree);
+    // Counted from before the handler set: its dev cache watches the bundle's directories too.
+    const before = inotifyWatches();
     const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
       logger: silentLogger,
     });
     const live = createLiveReload(handlers, { pollMs: 0 });
     open.push(live);
     await handlers.getBundle(cn("card"));
-    const before = inotifyWatches();
     const changed = new Promise<LiveEvent>((resolve) =>
       live.subscribe((e) => e.type === "change" && resolve(e)),
     );

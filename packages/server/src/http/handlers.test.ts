@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
 import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
-import { createHandlers } from "./handlers.ts";
+import { createHandlers, type HandlerOptions } from "./handlers.ts";
 
-function counted(dir: string) {
+function counted(dir: string, options: HandlerOptions = {}) {
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
   const scans = { sync: 0, async: 0 };
   const refresh = registry.refresh.bind(registry);
@@ -19,7 +19,11 @@ function counted(dir: string) {
     scans.async++;
     return refreshAsync();
   };
-  return { registry, scans, handlers: createHandlers(registry, { logger: silentLogger }) };
+  return {
+    registry,
+    scans,
+    handlers: createHandlers(registry, { logger: silentLogger, ...options }),
+  };
 }
 
 describe("createHandlers: keeping the registry current", () => {
@@ -88,7 +92,8 @@ describe("createHandlers: dependencies", () => {
       "c/index.tsx": uses(),
     });
     settleWrites(); // just-written sources make builds racy, and racy builds are not kept
-    const { handlers } = counted(dir);
+    // Checked by stats, so a warm bundle is answered synchronously (peekBundle) too.
+    const { handlers } = counted(dir, { watchFiles: false });
     // Cold: b is listed without a hash, and starts building.
     const cold = await handlers.getBundle(cn("a"));
     expect(cold.dependencies).toEqual(["b", "missing"]);

@@ -46,6 +46,12 @@ export interface HandlerOptions {
    */
   autoRefresh?: boolean;
   /**
+   * Let directory watches vouch for a cached bundle between stat checks (Linux, local file
+   * systems; see docs/DECISIONS.md): a warm bundle is then answered without a stat. False:
+   * every check stats the bundle's files, once per turn of the event loop. Default: true.
+   */
+  watchFiles?: boolean;
+  /**
    * Directory written by `svc build`. Components its `manifest.json` lists are served from
    * its files (read once, kept in memory); others fall back to live bundling. The manifest is
    * read at once, so a missing or malformed one throws here. Default: none (see
@@ -207,12 +213,14 @@ export function createHandlers(
     maxBytes: options.cacheMaxBytes,
     bundleOptions: options.bundleOptions,
     buildTimeoutMs: options.buildTimeoutMs,
+    watch: options.watchFiles,
   });
   // The same sources built for Node, to render on the server; the same freshness rules.
   const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
     maxBytes: options.cacheMaxBytes,
     bundleOptions: { ...options.bundleOptions, target: "server" },
     buildTimeoutMs: options.buildTimeoutMs,
+    watch: options.watchFiles,
   });
   const schemas = new SchemaReader();
   const prebuilt =
@@ -306,7 +314,8 @@ export function createHandlers(
   async function liveBundle(name: ComponentName): Promise<CachedBundle> {
     let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
-    const hit = cache.peek(component);
+    const now = cache.current(component);
+    const hit = now instanceof Promise ? await now : now;
     if (hit !== undefined) return hit;
     // About to build: check the component itself first (deleted? a new entry file?).
     if (autoRefresh) component = registry.revalidate(name);
@@ -371,7 +380,8 @@ export function createHandlers(
         bundle = prebuilt.peek(name);
       } else {
         const component = registry.get(name);
-        bundle = component === undefined ? undefined : cache.peek(component);
+        // Vouched for by its watches, it is answered after the poll phase, by getBundle.
+        bundle = component === undefined ? undefined : cache.ready(component);
       }
       if (bundle !== undefined && observers.size > 0) served(name, bundle.hash);
       return bundle === undefined ? undefined : withPreloads(bundle);

@@ -14,6 +14,9 @@ export interface FileStamp {
   readonly ctimeNs: bigint;
   /** Whether the path is a symbolic link (only ever true for a stamp taken with `link`). */
   readonly isLink: boolean;
+  readonly isDirectory: boolean;
+  /** How many names the file has (hard links). */
+  readonly links: number;
 }
 
 /**
@@ -32,6 +35,8 @@ export function stampOf(path: string, options: { link?: boolean } = {}): FileSta
     mtimeNs: stat.mtimeNs,
     ctimeNs: stat.ctimeNs,
     isLink: stat.isSymbolicLink(),
+    isDirectory: stat.isDirectory(),
+    links: Number(stat.nlink),
   };
 }
 

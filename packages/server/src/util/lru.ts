@@ -5,13 +5,18 @@
 export class ByteLru<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #sizeOf: (value: V) => number;
+  readonly #dropped: ((value: V) => void) | undefined;
   readonly maxBytes: number;
   #bytes = 0;
 
-  /** @param sizeOf the size of a value in bytes */
-  constructor(maxBytes: number, sizeOf: (value: V) => number) {
+  /**
+   * @param sizeOf the size of a value in bytes
+   * @param dropped called with each value that leaves (evicted, replaced, deleted, cleared)
+   */
+  constructor(maxBytes: number, sizeOf: (value: V) => number, dropped?: (value: V) => void) {
     this.maxBytes = maxBytes;
     this.#sizeOf = sizeOf;
+    this.#dropped = dropped;
   }
 
   /** Total size of the values held. */
@@ -43,15 +48,25 @@ export class ByteLru<K, V> {
    * past the bound. A value larger than the whole bound is not stored; returns whether it was.
    */
   set(key: K, value: V): boolean {
-    this.delete(key);
+    const old = this.#entries.get(key);
+    if (old === value) {
+      this.#entries.delete(key);
+      this.#bytes -= this.#sizeOf(value);
+    } else {
+      this.delete(key);
+    }
     const size = this.#sizeOf(value);
-    if (size > this.maxBytes) return false;
+    if (size > this.maxBytes) {
+      this.#dropped?.(value);
+      return false;
+    }
     this.#entries.set(key, value);
     this.#bytes += size;
     for (const [oldest, old] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
       this.#entries.delete(oldest);
       this.#bytes -= this.#sizeOf(old);
+      this.#dropped?.(old);
     }
     return true;
   }
@@ -61,9 +76,12 @@ export class ByteLru<K, V> {
     if (value === undefined) return;
     this.#entries.delete(key);
     this.#bytes -= this.#sizeOf(value);
+    this.#dropped?.(value);
   }
 
   clear(): void {
+    if (this.#dropped !== undefined)
+      for (const value of this.#entries.values()) this.#dropped(value);
     this.#entries.clear();
     this.#bytes = 0;
   }

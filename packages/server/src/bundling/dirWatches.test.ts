@@ -1,0 +1,159 @@
+/**
+ * Directory watches vouching for warm bundles: no stat while nothing changed, yet never a
+ * stale answer — not for a write made a moment before the question in the same poll phase,
+ * not after a link is re-pointed (a watch follows an inode, not a path). Real files, real
+ * inotify, real esbuild.
+ */
+import { renameSync, stat, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
+import { cn, countingBundler, settleWrites, writeTree } from "../test/fixtures.ts";
+import { BundleCache } from "./bundleCache.ts";
+import { BundleInputs } from "./bundleInputs.ts";
+import { afterPoll, watchedPaths, watchRecord } from "./dirWatches.ts";
+
+const card = (text: string) =>
+  `import { value } from "./value";\nexport default function Card() { return value + "${text}"; }\n`;
+const value = (text: string) => `export const value = "${text}";\n`;
+
+function setup(files: Record<string, string>, options: { links?: Record<string, string> } = {}) {
+  const root = writeTree({ "package.json": "{}", ...files });
+  for (const [link, target] of Object.entries(options.links ?? {})) {
+    symlinkSync(target, join(root, link));
+  }
+  const registry = new ComponentRegistry(join(root, "components"));
+  const bundler = countingBundler();
+  const cache = new BundleCache(bundler);
+  const component = (name = "card"): Component => {
+    const found = registry.get(cn(name));
+    if (found === undefined) throw new Error(`no ${name}`);
+    return found;
+  };
+  const code = async (name = "card") =>
+    Buffer.from((await cache.get(component(name))).code).toString("utf8");
+  return { root, cache, component, code, builds: () => bundler.builds };
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe.runIf(process.platform === "linux")("dev cache: directory watches", () => {
+  it("vouch for a warm bundle: after the first check, no stats while nothing changes", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "components/card/value.ts": value("one"),
+    });
+    settleWrites();
+    await t.code();
+    await nextTurn();
+    await t.code(); // the first check by stats arms the watches
+    const checks = vi.spyOn(BundleInputs.prototype, "isFresh");
+    for (let i = 0; i < 5; i++) {
+      await nextTurn();
+      expect(t.cache.current(t.component())).toBeInstanceOf(Promise);
+      expect(await t.code()).toContain("one");
+    }
+    expect(checks).not.toHaveBeenCalled();
+    expect(t.builds()).toBe(1);
+  });
+
+  it("see a write this process made in the same poll phase, just before the question", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "components/card/value.ts": value("one"),
+    });
+    settleWrites();
+    await t.code();
+    await nextTurn();
+    await t.code(); // checked by stats: watched from now on
+    await nextTurn();
+    await t.code(); // vouched for by the watches, as every later question
+    // An fs callback runs in the poll phase: the write's event is only delivered by the next one.
+    const after = await new Promise<string>((resolve, reject) => {
+      stat(t.root, () => {
+        writeFileSync(join(t.root, "components/card/value.ts"), value("two"));
+        t.code().then(resolve, reject);
+      });
+    });
+    expect(after).toContain("two");
+    expect(t.builds()).toBe(2);
+  });
+
+  it("follow a link re-pointed twice: an edit behind the second link is seen", async () => {
+    const t = setup(
+      {
+        "components/store/v1/index.tsx": card("A"),
+        "components/store/v1/value.ts": value("v1"),
+        "components/store/v2/index.tsx": card("A"),
+        "components/store/v2/value.ts": value("v2"),
+      },
+      { links: { "components/card": "store/v1" } },
+    );
+    const repoint = (target: string) => {
+      const link = join(t.root, "components/card");
+      symlinkSync(target, `${link}.tmp`);
+      renameSync(`${link}.tmp`, link);
+    };
+    settleWrites();
+    expect(await t.code()).toContain("v1");
+    await nextTurn();
+    repoint("store/v2");
+    await nextTurn();
+    expect(await t.code()).toContain("v2");
+    await nextTurn();
+    await t.code(); // confirmed, and watched from now on
+    repoint("store/v1");
+    await nextTurn();
+    expect(await t.code()).toContain("v1");
+    await nextTurn();
+    await t.code();
+    writeFileSync(join(t.root, "components/store/v1/value.ts"), value("v1-edited"));
+    await nextTurn();
+    expect(await t.code()).toContain("v1-edited");
+  });
+
+  it("follow what a path names now: a link re-pointed gets a watch of its own", async () => {
+    const root = writeTree({ "v1/a.ts": "", "v2/a.ts": "" });
+    const link = join(root, "current");
+    symlinkSync("v1", link);
+    const interest = [{ path: link, names: ["b.ts"], listing: false }];
+    const first = watchRecord(interest);
+    symlinkSync("v2", `${link}.tmp`);
+    renameSync(`${link}.tmp`, link);
+    const second = watchRecord(interest);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    second?.mark();
+    second?.confirm();
+    writeFileSync(join(root, "v2/b.ts"), "");
+    await afterPoll();
+    expect(second?.quiet()).toBe(false);
+    first?.release();
+    second?.release();
+  });
+
+  it("are let go with the bundles that hold them", async () => {
+    const files: Record<string, string> = {};
+    for (const name of ["a", "b", "c"]) {
+      files[`components/${name}/index.tsx`] = card(name);
+      files[`components/${name}/value.ts`] = value(name);
+    }
+    const t = setup(files);
+    settleWrites();
+    const ours = () => watchedPaths().filter((path) => path.startsWith(t.root));
+    await t.code("a");
+    await t.code("b");
+    await t.code("c");
+    const dir = (name: string) => join(t.root, "components", name);
+    expect(ours()).toEqual(expect.arrayContaining([dir("a"), dir("b"), dir("c")]));
+    t.cache.invalidate(cn("b"));
+    expect(ours()).toEqual(expect.arrayContaining([dir("a"), dir("c")]));
+    expect(ours()).not.toContain(dir("b"));
+    t.cache.invalidate();
+    expect(ours()).toEqual([]);
+  });
+});
