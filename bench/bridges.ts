@@ -203,6 +203,7 @@ async function warmThroughput(
     capacity.push(p.cpu / s.cpu);
   }
   const label = `${framework}: warm bundle (${MODE_LABEL[mode]})`;
+  const floor = framework === "node" ? 0.95 : 0.9;
   const rate = median(svcSamples.map((s) => s.rate));
   const plainRate = median(plainSamples.map((s) => s.rate));
   const ratio = median(capacity);
@@ -220,8 +221,9 @@ async function warmThroughput(
       unit: "µs",
       baseline: median(plainSamples.map((s) => s.cpu)),
       ratio,
-      target: "≥ 0.9×",
-      ok: ratio >= 0.9,
+      // The node handler is svc's own transport: the issue holds it to 0.95× of bare node:http.
+      target: `≥ ${floor}×`,
+      ok: ratio >= floor,
     },
   ];
 }

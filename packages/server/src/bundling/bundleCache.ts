@@ -25,8 +25,11 @@ interface Entry extends CachedBundle {
   readonly dir: string;
   readonly entry: string;
   readonly inputs: BundleInputs;
-  /** The watches that vouch for `inputs` between stat checks, where they can. */
-  readonly watch: RecordWatch | undefined;
+  /**
+   * The watches that vouch for `inputs` between stat checks, where they can: set by the first
+   * check (a bundle asked for once is never watched); null when they cannot be.
+   */
+  watch: RecordWatch | null | undefined;
   /** The event-loop turn whose check found every input unchanged (see `loopTurn.ts`). */
   checkedTurn: number;
   /** The last turn it was served in. */
@@ -195,6 +198,8 @@ export class BundleCache {
 
   /** Every input of `entry` checked by stats; its watches learn the outcome. */
   #statCheck(entry: Entry): boolean {
+    // Set before the stat check that confirms them: a change in between is seen by the stats.
+    if (entry.watch === undefined) entry.watch = watchRecord(entry.inputs.interests()) ?? null;
     entry.watch?.mark();
     if (!entry.inputs.isFresh()) return false;
     entry.watch?.confirm();
@@ -263,8 +268,7 @@ export class BundleCache {
       assets: output.assets ?? [],
       dependencies: output.dependencies ?? [],
       inputs,
-      // Watches are set before the first stat check that confirms them (in `#statCheck`).
-      watch: racy || !this.#watch ? undefined : watchRecord(inputs.interests()),
+      watch: this.#watch ? undefined : null,
       checkedTurn: -1,
       usedTurn: -1,
     };
