@@ -61,6 +61,34 @@ describe.runIf(process.platform === "linux")("dev cache: directory watches", () 
     expect(t.builds()).toBe(1);
   });
 
+  it("are backed by a stat check once a second (the kernel may drop events unannounced)", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "components/card/value.ts": value("one"),
+    });
+    settleWrites();
+    await t.code();
+    await nextTurn();
+    await t.code();
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const checks = vi.spyOn(BundleInputs.prototype, "isFresh");
+      vi.advanceTimersByTime(900);
+      await nextTurn();
+      await t.code();
+      expect(checks).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(200);
+      await nextTurn();
+      await t.code();
+      expect(checks).toHaveBeenCalledTimes(1);
+      await nextTurn();
+      await t.code();
+      expect(checks).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("see a write this process made in the same poll phase, just before the question", async () => {
     const t = setup({
       "components/card/index.tsx": card("A"),

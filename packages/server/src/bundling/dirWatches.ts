@@ -57,6 +57,13 @@ const LOCAL_FILE_SYSTEMS = new Set([
   0x3153464a, // jfs
 ]);
 
+/**
+ * How long a stat check's confirmation lasts. The kernel drops events when its queue overflows
+ * (a burst of tens of thousands, unread) without telling Node: past this, a record is checked
+ * by stats again, so such a loss delays a change by a second at most.
+ */
+const RECONFIRM_MS = 1_000;
+
 /** Whether watches can vouch for anything on this machine at all. */
 const SUPPORTED = process.platform === "linux";
 
@@ -190,7 +197,7 @@ export class RecordWatch {
   readonly #watches: readonly Watch[];
   readonly #counters: readonly Counter[];
   readonly #seen: number[];
-  #confirmed = false;
+  #confirmedAt = -Infinity;
   #released = false;
 
   constructor(watches: readonly Watch[], counters: readonly Counter[]) {
@@ -201,11 +208,12 @@ export class RecordWatch {
   }
 
   /**
-   * Whether nothing of interest happened since the last {@link confirm} (false before the
-   * first). An answer for a question asked before {@link afterPoll} resolved.
+   * Whether nothing of interest happened since the last {@link confirm}, made less than a
+   * second ago (false before the first). An answer for a question asked before
+   * {@link afterPoll} resolved.
    */
   quiet(): boolean {
-    if (!this.#confirmed || !this.intact) return false;
+    if (Date.now() - this.#confirmedAt > RECONFIRM_MS || !this.intact) return false;
     for (let i = 0; i < this.#counters.length; i++) {
       if ((this.#counters[i] as Counter).n !== this.#seen[i]) return false;
     }
@@ -214,7 +222,8 @@ export class RecordWatch {
 
   /** Whether every watch still follows its path (a deleted directory's does not). */
   get intact(): boolean {
-    return this.#watches.every((watch) => !watch.broken);
+    for (const watch of this.#watches) if (watch.broken) return false;
+    return true;
   }
 
   /** Remembers the counters as they are now: call just before a stat check. */
@@ -222,12 +231,12 @@ export class RecordWatch {
     for (let i = 0; i < this.#counters.length; i++) {
       this.#seen[i] = (this.#counters[i] as Counter).n;
     }
-    this.#confirmed = false;
+    this.#confirmedAt = -Infinity;
   }
 
   /** The stat check that followed {@link mark} found the record unchanged. */
   confirm(): void {
-    this.#confirmed = true;
+    this.#confirmedAt = Date.now();
   }
 
   release(): void {
