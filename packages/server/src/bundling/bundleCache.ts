@@ -5,7 +5,7 @@ import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
-import type { BundleFile, BundleOptions, Bundler } from "./bundler.ts";
+import type { BundleFile, BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
 import { afterPoll, type RecordWatch, watchRecord } from "./dirWatches.ts";
 
 /** A bundle held by the dev cache. */
@@ -138,7 +138,7 @@ export class BundleCache {
     const hit = now instanceof Promise ? await now : now;
     if (hit !== undefined) return hit;
     const pending = this.#inflight.get(component.name);
-    if (pending === undefined) return (await this.#start(component)).entry;
+    if (pending === undefined) return await this.#start(component);
     // That build started before this request arrived, so it may have read files changed
     // since: its answer is this request's too only if it succeeded and no input changed.
     const shared = await pending.then(
@@ -149,7 +149,8 @@ export class BundleCache {
     // Whatever was built or started since read the files after this request arrived.
     const since = this.#hit(component);
     if (since !== undefined) return since;
-    return (await (this.#inflight.get(component.name) ?? this.#start(component))).entry;
+    const later = this.#inflight.get(component.name);
+    return later === undefined ? await this.#start(component) : (await later).entry;
   }
 
   /**
@@ -224,21 +225,43 @@ export class BundleCache {
     }
   }
 
-  #start(component: Component): Promise<Built> {
-    const build = this.#build(component);
-    this.#inflight.set(component.name, build);
+  /**
+   * Builds `component`: the bundle, as soon as esbuild is done; its record (see
+   * `bundleInputs.ts`) is taken after the answer has gone out, and until then requests for the
+   * name wait for it (in `#inflight`). Stamps taken later are no less safe: a change after the
+   * build began makes the record racy, so the bundle is not kept.
+   */
+  #start(component: Component): Promise<CachedBundle> {
+    const startedNs = nowNs();
+    const served = this.#bundle(component);
+    const built = served.then(
+      (output) =>
+        new Promise<Built>((resolve, reject) => {
+          setImmediate(() => {
+            try {
+              resolve(this.#keep(component, output, startedNs));
+            } catch (error) {
+              reject(error);
+            }
+          });
+        }),
+    );
+    this.#inflight.set(component.name, built);
     const done = () => {
-      if (this.#inflight.get(component.name) === build) this.#inflight.delete(component.name);
+      if (this.#inflight.get(component.name) === built) this.#inflight.delete(component.name);
     };
-    build.then(done, done);
-    return build;
+    built.then(done, done);
+    return served.then((output) => {
+      const bundle = bundleOf(component, output);
+      // Also when not cached (racy): the bundle is served, and its files are asked for next.
+      this.#keepFiles(bundle);
+      return bundle;
+    });
   }
 
-  async #build(component: Component): Promise<Built> {
-    const startedNs = nowNs();
-    let output: Awaited<ReturnType<Bundler["bundle"]>>;
+  async #bundle(component: Component): Promise<BundleOutput> {
     try {
-      output = await withTimeout(
+      return await withTimeout(
         this.#bundler.bundle(component, this.#bundleOptions),
         this.#timeoutMs,
         () =>
@@ -252,6 +275,10 @@ export class BundleCache {
       this.invalidate(component.name);
       throw error;
     }
+  }
+
+  /** Records what `output` depends on and caches it, unless racy. */
+  #keep(component: Component, output: BundleOutput, startedNs: bigint): Built {
     const { inputs, racy } = BundleInputs.collect(
       component,
       output.inputs,
@@ -259,25 +286,30 @@ export class BundleCache {
       startedNs,
     );
     const entry: Entry = {
-      name: component.name,
+      ...bundleOf(component, output),
       dir: component.dir,
       entry: component.entry,
-      code: output.code,
-      hash: output.hash,
-      stylesheets: output.stylesheets ?? [],
-      assets: output.assets ?? [],
-      dependencies: output.dependencies ?? [],
       inputs,
       watch: this.#watch ? undefined : null,
       checkedTurn: -1,
       usedTurn: -1,
     };
-    // Also when not cached (racy): the bundle is served, and its files are asked for next.
     this.#keepFiles(entry);
     this.invalidate(component.name);
     if (!racy) this.#entries.set(component.name, entry);
     return { entry, racy };
   }
+}
+
+function bundleOf(component: Component, output: BundleOutput): CachedBundle {
+  return {
+    name: component.name,
+    code: output.code,
+    hash: output.hash,
+    stylesheets: output.stylesheets ?? [],
+    assets: output.assets ?? [],
+    dependencies: output.dependencies ?? [],
+  };
 }
 
 /** The stylesheets and assets of `entry`. */
