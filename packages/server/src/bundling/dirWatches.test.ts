@@ -31,7 +31,7 @@ function setup(files: Record<string, string>, options: { links?: Record<string, 
     return found;
   };
   const code = async (name = "card") =>
-    Buffer.from((await cache.get(component(name))).code).toString("utf8");
+    Buffer.from((await cache.get(component(name), { vouched: true })).code).toString("utf8");
   return { root, cache, component, code, builds: () => bundler.builds };
 }
 

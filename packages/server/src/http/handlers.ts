@@ -311,10 +311,11 @@ export function createHandlers(
     },
   );
 
-  async function liveBundle(name: ComponentName): Promise<CachedBundle> {
+  /** `vouched`: see `BundleCache.get` — for a bundle request, not for a render. */
+  async function liveBundle(name: ComponentName, vouched = false): Promise<CachedBundle> {
     let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
-    const now = cache.current(component);
+    const now = vouched ? cache.current(component) : cache.peek(component);
     const hit = now instanceof Promise ? await now : now;
     if (hit !== undefined) return hit;
     // About to build: check the component itself first (deleted? a new entry file?).
@@ -370,7 +371,7 @@ export function createHandlers(
     },
     getBundle(name) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
-      const bundle: Promise<BundleResult> = prebuilt?.read(name) ?? liveBundle(name);
+      const bundle: Promise<BundleResult> = prebuilt?.read(name) ?? liveBundle(name, true);
       return told(name, bundle).then(withPreloads);
     },
     peekBundle(name) {
