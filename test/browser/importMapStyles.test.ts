@@ -268,6 +268,9 @@ describe("stylesheets in the no-blob mode (import map + loader.esm.js)", () => {
       expect(urlModule?.file).toMatch(new RegExp(`^bundles/${name}\\.[0-9a-f]{12}\\.js$`));
       expect(staticServer.requestsTo(`/static/svc/${urlModule?.file}`)).toHaveLength(1);
       expect(staticServer.requestsTo(`/static/svc/${file}`)).toEqual([]);
+      // The build machine's paths never reach the output.
+      const served = await fetch(`${staticServer.url}/static/svc/${urlModule?.file}`);
+      expect(await served.text()).not.toMatch(/\/(tmp|work|home|root)\//);
     }
     expect(staticServer.requestsTo("/static/svc/bundles/theme-")).toHaveLength(1);
     expect(await violations()).toEqual([]);

@@ -536,6 +536,78 @@ describe("createSvcClient: preloading", () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  describe('moduleLoading: "url"', () => {
+    const urlClient = (
+      server: ReturnType<typeof fakeServer>,
+      options: { manifestUrl?: string; preload?: boolean } = {},
+    ) => {
+      const preloaded: string[] = [];
+      const imported: string[] = [];
+      const client = createSvcClient({
+        baseUrl: "http://x/",
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl: async (url) => {
+          imported.push(url);
+          return { default: url };
+        },
+        preloadUrl: (url, integrity) => preloaded.push(integrity ? `${url} ${integrity}` : url),
+        ...options,
+      });
+      return { client, preloaded, imported };
+    };
+
+    it("through the API: preloads what the metadata names, transitively and once each, at the URLs load imports", async () => {
+      const server = fakeServer({
+        "/api/bundles/a/metadata": metadataRoute({ preload: ["b", "ui:c"] }),
+        "/api/bundles/b/metadata": metadataRoute({ preload: ["ui:c", "a", "d"] }),
+        "/api/bundles/ui:c/metadata": metadataRoute({ preload: ["d"] }),
+        "/api/bundles/d/metadata": metadataRoute(),
+      });
+      const { client, preloaded, imported } = urlClient(server);
+      await client.load("a");
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // b and ui:c from a's metadata, d from theirs; a itself is loading already.
+      expect(preloaded).toEqual([
+        "http://x/api/bundles/b.js?url",
+        "http://x/api/bundles/ui:c.js?url",
+        "http://x/api/bundles/d.js?url",
+      ]);
+      // What the framework layer loads before rendering a: the same URLs.
+      const modules = await client.loadPreloaded("a");
+      expect([...modules.keys()].sort()).toEqual(["b", "d", "ui:c"]);
+      expect(imported.slice(1).sort()).toEqual(preloaded.slice().sort());
+      // Their metadata was fetched once each (load took it from the cache).
+      expect(server.requests.filter((r) => r.endsWith("/metadata"))).toHaveLength(4);
+    });
+
+    it("in static mode: preloads the manifest's dependencies with their integrity, transitively", async () => {
+      const manifest = {
+        a: { file: "bundles/a.1.js", hash: "1", dependencies: ["b", "missing"] },
+        b: {
+          file: "bundles/b.2.js",
+          hash: "2",
+          integrity: "sha384-B",
+          urlModule: { file: "bundles/b.9.js", integrity: "sha384-B9" },
+          dependencies: ["c", "a"],
+        },
+        c: { file: "bundles/c.3.js", hash: "3", integrity: "sha384-C" },
+      };
+      const server = fakeServer({
+        "http://x/svc/manifest.json": { body: JSON.stringify(manifest), type: "application/json" },
+      });
+      const { client, preloaded } = urlClient(server, { manifestUrl: "/svc/manifest.json" });
+      await client.load("a");
+      expect(preloaded).toEqual([
+        "http://x/svc/bundles/b.9.js sha384-B9",
+        "http://x/svc/bundles/c.3.js sha384-C",
+      ]);
+      const off = urlClient(server, { manifestUrl: "/svc/manifest.json", preload: false });
+      await off.client.load("a");
+      expect(off.preloaded).toEqual([]);
+    });
+  });
+
   it("preloads nothing with preload: false, and a failed preload is load's to report", async () => {
     const server = fakeServer({
       "http://x/api/bundles/a.js": { body: bundle("a"), link: "<./b.js>; rel=modulepreload" },
