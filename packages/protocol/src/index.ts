@@ -73,7 +73,9 @@ export {
   LIST_PATH,
   LOADER_PATH,
   metadataPath,
+  parseBundleQuery,
   STATIC_PATH,
   stylesheetPath,
+  URL_VARIANT,
   VENDOR_PATH,
 } from "./routes.ts";

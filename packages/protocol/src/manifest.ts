@@ -25,6 +25,14 @@ export interface ManifestEntry {
    * against its `integrity` before applying it. Absent when the component has no CSS.
    */
   css?: ManifestFile[];
+  /**
+   * The bundle as `moduleLoading: "url"` imports it, when that differs from `file`: a
+   * component with CSS, without the imports of its stylesheets (a browser refuses a CSS file
+   * as a module), which the client applies itself from `css`. Named after its own content
+   * (`bundles/<file_safe_name>.<hash>.js`), listed with its integrity in `importmap.json`.
+   * Absent for a component without CSS: `file` is imported as it is.
+   */
+  urlModule?: ManifestFile;
   /** The files it imports as URLs (images, fonts, …), below `bundles/assets/`. */
   assets?: ManifestFile[];
   /**

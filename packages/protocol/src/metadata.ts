@@ -30,6 +30,18 @@ export interface ComponentMetadata {
    * fetch them in parallel with the bundle. Names computed at run time are not listed.
    */
   dependencies: string[];
+  /**
+   * `dependencies` that exist and, transitively, theirs as far as their bundles are at hand
+   * (the components the bundle's `Link: rel=modulepreload` header names). A client importing
+   * bundles by URL, which sees no header, fetches them alongside the bundle from this list.
+   */
+  preload: string[];
+  /**
+   * The stylesheets the bundle imports, in cascade order, as paths relative to the bundle's
+   * URL (`card-3f2a9c0b1d4e.css`); empty without CSS. A client importing the bundle by URL
+   * (its `?url` form, without those imports) applies them itself.
+   */
+  stylesheets: string[];
 }
 
 /** A listing entry (`GET {prefix}/bundles`). */

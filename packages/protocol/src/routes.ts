@@ -15,9 +15,35 @@ export const VENDOR_PATH = "/vendor/";
 /** The files of a build directory. */
 export const STATIC_PATH = "/static/";
 
-/** A component's bundle, with the content hash as cache-buster when known. */
-export function bundlePath(name: string, hash?: string): string {
-  return `/bundles/${name}.js${hash ? `?${hash}` : ""}`;
+/**
+ * The query flag that asks for a bundle as `moduleLoading: "url"` imports it: without the
+ * imports of its stylesheets (`import "./card-3f2a9c0b1d4e.css"`), which a browser refuses as
+ * modules; the client applies them itself. The same bytes otherwise.
+ */
+export const URL_VARIANT = "url";
+
+/**
+ * A component's bundle, with the content hash (or another cache-buster) when known;
+ * `variant: "url"` for the form imported by URL ({@link URL_VARIANT}).
+ */
+export function bundlePath(name: string, hash?: string, variant?: typeof URL_VARIANT): string {
+  const query = [hash, variant].filter(Boolean).join("&");
+  return `/bundles/${name}.js${query === "" ? "" : `?${query}`}`;
+}
+
+/**
+ * The query of a bundle URL read back: the version it names (the hash, or any other
+ * cache-buster; undefined when none) and whether it asks for the {@link URL_VARIANT}.
+ */
+export function parseBundleQuery(query: string | undefined): {
+  version: string | undefined;
+  variant: typeof URL_VARIANT | undefined;
+} {
+  if (query === undefined || query === "") return { version: undefined, variant: undefined };
+  const parts = query.split("&");
+  const variant = parts.includes(URL_VARIANT) ? URL_VARIANT : undefined;
+  const version = variant === undefined ? query : parts.filter((p) => p !== URL_VARIANT).join("&");
+  return { version: version === "" ? undefined : version, variant };
 }
 
 /** A component's metadata. */

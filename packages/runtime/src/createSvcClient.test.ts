@@ -10,6 +10,7 @@ import {
 } from "./errors.ts";
 import type { ComponentModule } from "./importCode.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
+import { stylesheetsOf } from "./stylesheets.ts";
 
 // The browser paths (blob: import, real server) are covered in test/browser; here the
 // client's own rules run against an in-memory fetch, in Node.
@@ -33,6 +34,14 @@ interface Route {
   body: string;
   type?: string;
   link?: string;
+}
+
+/** A metadata answer (only what the client reads in `moduleLoading: "url"`). */
+function metadataRoute(fields: { preload?: string[]; stylesheets?: string[] } = {}): Route {
+  return {
+    type: "application/json",
+    body: JSON.stringify({ hash: "0123456789ab", preload: [], stylesheets: [], ...fields }),
+  };
 }
 
 function fakeServer(routes: Record<string, Route>) {
@@ -196,8 +205,11 @@ describe("createSvcClient", () => {
   });
 
   describe('moduleLoading: "url"', () => {
-    it("imports each bundle by its own absolute URL: no fetch, no rewriting", async () => {
-      const server = fakeServer({});
+    it("imports each bundle's ?url form by its own absolute URL, its metadata alongside: no rewriting", async () => {
+      const server = fakeServer({
+        "/svc/bundles/card/metadata": metadataRoute(),
+        "/svc/bundles/other/metadata": metadataRoute(),
+      });
       const imported: string[] = [];
       const client = createSvcClient({
         apiBase: "/svc",
@@ -212,12 +224,17 @@ describe("createSvcClient", () => {
       });
       const [a, b] = await Promise.all([client.load("card"), client.load("card")]);
       expect(a).toBe(b);
-      expect(await client.load("other")).toEqual({ default: "http://x/svc/bundles/other.js" });
+      expect(await client.load("other")).toEqual({
+        default: "http://x/svc/bundles/other.js?url",
+      });
       expect(imported).toEqual([
-        "http://x/svc/bundles/card.js?abc123",
-        "http://x/svc/bundles/other.js",
+        "http://x/svc/bundles/card.js?abc123&url",
+        "http://x/svc/bundles/other.js?url",
       ]);
-      expect(server.requests).toEqual([]);
+      expect(server.requests).toEqual([
+        "/svc/bundles/card/metadata",
+        "/svc/bundles/other/metadata",
+      ]);
     });
 
     it("asks for a fresh URL after invalidate, since the browser keeps a module per URL", async () => {
@@ -225,6 +242,7 @@ describe("createSvcClient", () => {
       const client = createSvcClient({
         baseUrl: "http://x/",
         moduleLoading: "url",
+        fetch: async () => Response.json(JSON.parse(metadataRoute().body)),
         importUrl: async (url) => {
           imported.push(url);
           return { default: url };
@@ -238,10 +256,10 @@ describe("createSvcClient", () => {
       client.setHash("card", "0123456789ab");
       await client.load("card");
       expect(imported).toEqual([
-        "http://x/api/bundles/card.js",
-        "http://x/api/bundles/card.js?r1",
-        "http://x/api/bundles/card.js?r2",
-        "http://x/api/bundles/card.js?0123456789ab",
+        "http://x/api/bundles/card.js?url",
+        "http://x/api/bundles/card.js?r1&url",
+        "http://x/api/bundles/card.js?r2&url",
+        "http://x/api/bundles/card.js?0123456789ab&url",
       ]);
     });
 
@@ -282,51 +300,139 @@ describe("createSvcClient", () => {
       );
     });
 
-    it("refuses a component with stylesheets in one line, naming the blob mode, and preloads nothing", async () => {
-      const styled = 'import"./card-3f2a9c0b1d4e.css";export default 1;';
-      const server = fakeServer({
-        "http://x/static/svc/manifest.json": {
-          type: "application/json",
-          body: JSON.stringify({
-            card: {
-              file: "bundles/card.0123456789ab.js",
-              hash: "0123456789ab",
-              css: [{ file: "bundles/card-3f2a9c0b1d4e.css", integrity: "sha384-x" }],
-              dependencies: ["image"],
-            },
-          }),
-        },
-        "http://x/api/bundles/card.js": { body: styled, link: "<./image.js>; rel=modulepreload" },
+    describe("stylesheets", () => {
+      const CSS = '.card{background:url("./assets/a-AAAAAAAA.png")}';
+      beforeEach(() => {
+        // Constructable stylesheets, as a browser has them.
+        Object.assign(globalThis, {
+          CSSStyleSheet: class {
+            text = "";
+            replaceSync(text: string) {
+              this.text = text;
+            }
+          },
+          Document: class {
+            adoptedStyleSheets = [];
+          },
+        });
+        Object.defineProperty(globalThis.Document.prototype, "adoptedStyleSheets", {
+          value: [],
+          configurable: true,
+        });
       });
-      const imported: string[] = [];
-      const importUrl = async (url: string): Promise<ComponentModule> => {
-        imported.push(url);
-        throw new TypeError("Failed to fetch dynamically imported module");
-      };
-      const options = {
-        baseUrl: "http://x/",
-        moduleLoading: "url",
-        fetch: server.fetch,
-        importUrl,
-      };
-      for (const client of [
-        createSvcClient({
-          ...options,
+      afterEach(() => {
+        Reflect.deleteProperty(globalThis, "CSSStyleSheet");
+        Reflect.deleteProperty(globalThis, "Document");
+      });
+      const texts = (module: ComponentModule) =>
+        stylesheetsOf(module).map(({ url, sheet }) => [
+          url,
+          (sheet as unknown as { text: string }).text,
+        ]);
+
+      it("through the API: the stylesheets its metadata names, fetched alongside, relative to the bundle", async () => {
+        const server = fakeServer({
+          "/api/bundles/card/metadata": metadataRoute({
+            stylesheets: ["theme-000000000000.css", "card-3f2a9c0b1d4e.css"],
+          }),
+          "http://x/api/bundles/theme-000000000000.css": { body: ".theme{}", type: "text/css" },
+          "http://x/api/bundles/card-3f2a9c0b1d4e.css": { body: CSS, type: "text/css" },
+        });
+        const client = createSvcClient({
+          baseUrl: "http://x/",
           moduleLoading: "url",
-          manifestUrl: "/static/svc/manifest.json",
-        }),
-        createSvcClient({ ...options, moduleLoading: "url" }),
-      ]) {
+          fetch: server.fetch,
+          importUrl: async (url) => ({ default: url }),
+        });
+        const module = await client.load("card");
+        expect(module.default).toBe("http://x/api/bundles/card.js?url");
+        expect(texts(module)).toEqual([
+          ["http://x/api/bundles/theme-000000000000.css", ".theme{}"],
+          [
+            "http://x/api/bundles/card-3f2a9c0b1d4e.css",
+            '.card{background:url("http://x/api/bundles/assets/a-AAAAAAAA.png")}',
+          ],
+        ]);
+      });
+
+      it("in static mode: the manifest's urlModule and css, each stylesheet checked against its integrity", async () => {
+        const entry = (css: string) => ({
+          file: "bundles/card.0123456789ab.js",
+          hash: "0123456789ab",
+          integrity: "sha384-AAAA",
+          urlModule: { file: "bundles/card.ba9876543210.js", integrity: "sha384-BBBB" },
+          css: [{ file: "bundles/card-3f2a9c0b1d4e.css", integrity: css }],
+        });
+        const server = fakeServer({
+          "http://x/s/manifest.json": {
+            type: "application/json",
+            body: JSON.stringify({
+              card: entry(await sri(CSS)),
+              tampered: {
+                ...entry(await sri(`${CSS}.x{}`)),
+                css: [{ file: "bundles/t.css", integrity: await sri("other") }],
+              },
+              unvouched: { ...entry(""), css: [{ file: "bundles/card-3f2a9c0b1d4e.css" }] },
+              old: {
+                file: "bundles/old.0123456789ab.js",
+                hash: "0123456789ab",
+                css: [{ file: "bundles/card-3f2a9c0b1d4e.css" }],
+              },
+            }),
+          },
+          "http://x/s/bundles/card-3f2a9c0b1d4e.css": { body: CSS, type: "text/css" },
+          "http://x/s/bundles/t.css": { body: CSS, type: "text/css" },
+        });
+        const imported: string[] = [];
+        const client = createSvcClient({
+          manifestUrl: "/s/manifest.json",
+          baseUrl: "http://x/",
+          moduleLoading: "url",
+          fetch: server.fetch,
+          importUrl: async (url) => {
+            imported.push(url);
+            return { default: url };
+          },
+        });
+        const module = await client.load("card");
+        expect(module.default).toBe("http://x/s/bundles/card.ba9876543210.js");
+        expect(texts(module)).toEqual([
+          [
+            "http://x/s/bundles/card-3f2a9c0b1d4e.css",
+            '.card{background:url("http://x/s/bundles/assets/a-AAAAAAAA.png")}',
+          ],
+        ]);
+        await expect(client.load("tampered")).rejects.toBeInstanceOf(IntegrityError);
+        await expect(client.load("unvouched")).rejects.toThrow(/has no integrity in the manifest/);
+        // A build from before urlModule: refused before importing, saying what to do.
+        const old = await client.load("old").catch((e: unknown) => e);
+        expect(old).toBeInstanceOf(BundleLoadError);
+        expect((old as Error).message).toMatch(
+          /^Component "old" imports stylesheets, .*run svc build again, or use the default "blob" loading$/,
+        );
+        expect(imported).not.toContain("http://x/s/bundles/old.0123456789ab.js");
+      });
+
+      it("a bundle that still imports CSS (an older server) is refused in one line, not as a failed fetch", async () => {
+        const server = fakeServer({
+          "/api/bundles/card/metadata": metadataRoute(),
+          "http://x/api/bundles/card.js?url": {
+            body: 'import"./card-3f2a9c0b1d4e.css";export default 1;',
+          },
+        });
+        const client = createSvcClient({
+          baseUrl: "http://x/",
+          moduleLoading: "url",
+          fetch: server.fetch,
+          importUrl: async () => {
+            throw new TypeError("Failed to fetch dynamically imported module");
+          },
+        });
         const error = await client.load("card").catch((e: unknown) => e);
         expect(error).toBeInstanceOf(BundleLoadError);
-        expect((error as Error).message).toMatch(
-          /^Component "card" imports stylesheets .*moduleLoading: "url" does not load yet: use the default "blob" loading/,
-        );
+        expect((error as Error).message).toMatch(/^Component "card" imports stylesheets, /);
         expect((error as Error).message).not.toContain("\n");
-      }
-      // Static mode refuses before importing; neither mode fetches the dependency.
-      expect(imported).toEqual(["http://x/api/bundles/card.js"]);
-      expect(server.requests.filter((r) => r.includes("image"))).toEqual([]);
+      });
     });
   });
 });
@@ -428,6 +534,78 @@ describe("createSvcClient: preloading", () => {
     ]);
     expect((await client.load("c")).default).toBe("c");
     expect(server.requests).toHaveLength(4);
+  });
+
+  describe('moduleLoading: "url"', () => {
+    const urlClient = (
+      server: ReturnType<typeof fakeServer>,
+      options: { manifestUrl?: string; preload?: boolean } = {},
+    ) => {
+      const preloaded: string[] = [];
+      const imported: string[] = [];
+      const client = createSvcClient({
+        baseUrl: "http://x/",
+        moduleLoading: "url",
+        fetch: server.fetch,
+        importUrl: async (url) => {
+          imported.push(url);
+          return { default: url };
+        },
+        preloadUrl: (url, integrity) => preloaded.push(integrity ? `${url} ${integrity}` : url),
+        ...options,
+      });
+      return { client, preloaded, imported };
+    };
+
+    it("through the API: preloads what the metadata names, transitively and once each, at the URLs load imports", async () => {
+      const server = fakeServer({
+        "/api/bundles/a/metadata": metadataRoute({ preload: ["b", "ui:c"] }),
+        "/api/bundles/b/metadata": metadataRoute({ preload: ["ui:c", "a", "d"] }),
+        "/api/bundles/ui:c/metadata": metadataRoute({ preload: ["d"] }),
+        "/api/bundles/d/metadata": metadataRoute(),
+      });
+      const { client, preloaded, imported } = urlClient(server);
+      await client.load("a");
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // b and ui:c from a's metadata, d from theirs; a itself is loading already.
+      expect(preloaded).toEqual([
+        "http://x/api/bundles/b.js?url",
+        "http://x/api/bundles/ui:c.js?url",
+        "http://x/api/bundles/d.js?url",
+      ]);
+      // What the framework layer loads before rendering a: the same URLs.
+      const modules = await client.loadPreloaded("a");
+      expect([...modules.keys()].sort()).toEqual(["b", "d", "ui:c"]);
+      expect(imported.slice(1).sort()).toEqual(preloaded.slice().sort());
+      // Their metadata was fetched once each (load took it from the cache).
+      expect(server.requests.filter((r) => r.endsWith("/metadata"))).toHaveLength(4);
+    });
+
+    it("in static mode: preloads the manifest's dependencies with their integrity, transitively", async () => {
+      const manifest = {
+        a: { file: "bundles/a.1.js", hash: "1", dependencies: ["b", "missing"] },
+        b: {
+          file: "bundles/b.2.js",
+          hash: "2",
+          integrity: "sha384-B",
+          urlModule: { file: "bundles/b.9.js", integrity: "sha384-B9" },
+          dependencies: ["c", "a"],
+        },
+        c: { file: "bundles/c.3.js", hash: "3", integrity: "sha384-C" },
+      };
+      const server = fakeServer({
+        "http://x/svc/manifest.json": { body: JSON.stringify(manifest), type: "application/json" },
+      });
+      const { client, preloaded } = urlClient(server, { manifestUrl: "/svc/manifest.json" });
+      await client.load("a");
+      expect(preloaded).toEqual([
+        "http://x/svc/bundles/b.9.js sha384-B9",
+        "http://x/svc/bundles/c.3.js sha384-C",
+      ]);
+      const off = urlClient(server, { manifestUrl: "/svc/manifest.json", preload: false });
+      await off.client.load("a");
+      expect(off.preloaded).toEqual([]);
+    });
   });
 
   it("preloads nothing with preload: false, and a failed preload is load's to report", async () => {

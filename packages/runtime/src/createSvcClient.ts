@@ -4,7 +4,9 @@ import {
   componentNameProblem,
   isErrorBody,
   type Manifest,
+  type ManifestEntry,
   metadataPath,
+  URL_VARIANT,
 } from "@svc/protocol";
 import { assertComponentName } from "./componentName.ts";
 import {
@@ -39,20 +41,30 @@ export interface SvcClientOptions {
   /**
    * How a bundle becomes a module. `"blob"` (default): fetched, its bare imports rewritten
    * into reads from `window.__MODULES__`, imported from a `blob:` URL (CSP `script-src
-   * blob:`). `"url"`: imported by its own URL, its bare imports resolved by the page's import
-   * map (svc's `renderImportMap`): no blob, no rewriting, CSP `script-src 'self'`; the
-   * manifest's `integrity` is then checked by the browser only where the import map lists it.
+   * blob:`). `"url"`: imported by its own URL (the form without stylesheet imports: the API's
+   * `?url`, the manifest's `urlModule`), its bare imports resolved by the page's import map
+   * (svc's `renderImportMap`): no blob, no rewriting, CSP `script-src 'self'`; the bundle's
+   * `integrity` is then checked by the browser only where the import map lists it, its
+   * stylesheets' by the client as in blob loading. Through the API, each component's metadata
+   * is fetched alongside (its stylesheets, what to preload).
    */
   moduleLoading?: "blob" | "url";
   /** Imports a module by its URL (`moduleLoading: "url"`). Default: `import(url)`. */
   importUrl?: (url: string) => Promise<ComponentModule>;
+  /**
+   * Starts fetching a module by its URL without evaluating it (`moduleLoading: "url"`
+   * preloading), with the integrity the manifest gives it. Default: a
+   * `<link rel="modulepreload">` in the document's head.
+   */
+  preloadUrl?: (url: string, integrity?: string) => void;
   /** Base for relative URLs. Default `document.baseURI` in a page. */
   baseUrl?: string;
   /**
    * Fetch the components a bundle asks for by a literal name (`useComponent("image")`) in
    * parallel with it, transitively: those its response's `Link: rel=modulepreload` header
-   * names (API), or its manifest entry's `dependencies` (static mode). They are fetched, not
-   * evaluated, until something loads them. Default: true.
+   * names (API), or its manifest entry's `dependencies` (static mode); with `moduleLoading:
+   * "url"`, its metadata's `preload` (API) or the manifest, as `<link rel="modulepreload">`.
+   * They are fetched, not evaluated, until something loads them. Default: true.
    */
   preload?: boolean;
 }
@@ -117,6 +129,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const evaluate = options.importCode ?? importCode;
   const byUrl = options.moduleLoading === "url";
   const importUrl = options.importUrl ?? importModuleUrl;
+  const preloadUrl = options.preloadUrl ?? insertModulePreload;
   /**
    * Invalidations per component (`"url"` loading): the browser keeps a module per URL for
    * good, so a bundle asked for again without a new hash needs a URL of its own.
@@ -322,28 +335,157 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     };
   }
 
+  /** `"url"` loading: the URL a component is imported from, and its stylesheets. */
+  interface UrlTarget {
+    url: string;
+    /** Fetched (and checked, in static mode) alongside the import. */
+    sheets: Promise<ComponentStylesheet[]>;
+  }
+
+  /** Bundle URLs preloaded (`"url"` loading), each once. */
+  const preloadedUrls = new Set<string>();
+
   /**
-   * `"url"` loading: the bundle imported by its own URL. A failed import says little ("Failed
-   * to fetch dynamically imported module"), so the URL is then fetched to tell why: the
-   * server's error body, or the evaluation error when the file itself is there.
+   * The API URL of `name`'s bundle in its `?url` form (without its stylesheet imports). The
+   * browser keeps a module per URL for good, so after `invalidate` the URL is a new one.
+   */
+  function apiBundleUrl(name: string, hash: string | undefined): string {
+    const reload = reloads.get(name);
+    const version = hash ?? (reload === undefined ? undefined : `r${reload}`);
+    return new URL(`${apiBase}${bundlePath(name, version, URL_VARIANT)}`, baseUrl()).href;
+  }
+
+  /**
+   * The API: the bundle's `?url` form; its stylesheets and the components to preload come
+   * from its metadata, asked for at the same time.
+   */
+  function apiTarget(name: string, hash: string | undefined): UrlTarget {
+    const url = apiBundleUrl(name, hash);
+    const described = svcClient.loadMetadata(name);
+    if (preload) {
+      described.then(
+        (data) => {
+          const names = Array.isArray(data.preload) ? data.preload : [];
+          preloads.set(name, names);
+          for (const dependency of names) preloadModule(dependency);
+        },
+        () => {},
+      );
+    }
+    const sheets = described.then((data) =>
+      Promise.all(
+        (Array.isArray(data.stylesheets) ? data.stylesheets : []).map((path) =>
+          loadStylesheet(name, new URL(path, url).href, undefined),
+        ),
+      ),
+    );
+    return { url, sheets };
+  }
+
+  /** Static mode: the manifest names the file, its stylesheets and its dependencies. */
+  async function staticTarget(name: string): Promise<UrlTarget> {
+    const { url: manifestHref, entries } = await loadManifestEntries();
+    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+    if (entry === undefined || typeof entry.file !== "string") {
+      throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
+    }
+    const module = entry.urlModule ?? entry;
+    const url = new URL(module.file, manifestHref).href;
+    // A build from before `urlModule`: its bundle imports CSS, which no browser imports.
+    if (entry.urlModule === undefined && Array.isArray(entry.css) && entry.css.length > 0) {
+      throw noStylesheets(name, url);
+    }
+    if (preload) {
+      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
+      preloads.set(name, names);
+      for (const dependency of names) preloadModule(dependency);
+    }
+    return { url, sheets: manifestStylesheets(name, entry, manifestHref) };
+  }
+
+  /**
+   * The stylesheets a manifest entry lists, each checked against its integrity; when the
+   * bundle has one, a stylesheet without one is refused (integrity is in force).
+   */
+  function manifestStylesheets(
+    name: string,
+    entry: ManifestEntry,
+    manifestHref: URL,
+  ): Promise<ComponentStylesheet[]> {
+    const sheets = (Array.isArray(entry.css) ? entry.css : []).map((sheet) => {
+      const url = new URL(sheet.file, manifestHref).href;
+      if (entry.integrity !== undefined && typeof sheet.integrity !== "string") {
+        return Promise.reject(
+          new IntegrityError(
+            name,
+            `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
+            { url },
+          ),
+        );
+      }
+      return loadStylesheet(name, url, sheet.integrity);
+    });
+    return Promise.all(sheets);
+  }
+
+  /**
+   * `"url"` loading: starts fetching `name`'s bundle (not evaluating it) by the very URL a
+   * later `load` imports, so the browser's module map hands that load the same module; its
+   * stylesheets too, and, transitively, what it preloads in turn. A failure here is silent:
+   * it is `load`'s to report, as it would be without preloading.
+   */
+  function preloadModule(name: string): void {
+    if (bundles.has(name) || componentNameProblem(name) !== undefined) return;
+    if (manifestUrl === undefined) {
+      const url = apiBundleUrl(name, hashes.get(name));
+      if (preloadedUrls.has(url)) return;
+      preloadedUrls.add(url);
+      preloadUrl(url);
+      svcClient.loadMetadata(name).then(
+        (data) => {
+          for (const path of Array.isArray(data.stylesheets) ? data.stylesheets : []) {
+            loadStylesheet(name, new URL(path, url).href, undefined).catch(() => {});
+          }
+          for (const dependency of Array.isArray(data.preload) ? data.preload : []) {
+            preloadModule(dependency);
+          }
+        },
+        () => {},
+      );
+      return;
+    }
+    loadManifestEntries().then(
+      ({ url: manifestHref, entries }) => {
+        const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+        if (entry === undefined || typeof entry.file !== "string") return;
+        const module = entry.urlModule ?? entry;
+        const url = new URL(module.file, manifestHref).href;
+        if (preloadedUrls.has(url)) return;
+        preloadedUrls.add(url);
+        preloadUrl(url, module.integrity);
+        manifestStylesheets(name, entry, manifestHref).catch(() => {});
+        for (const dependency of entry.dependencies ?? []) {
+          if (Object.hasOwn(entries, dependency)) preloadModule(dependency);
+        }
+      },
+      () => {},
+    );
+  }
+
+  /**
+   * `"url"` loading: the bundle imported by its own URL, its stylesheets fetched alongside and
+   * recorded with the module (applied while it is mounted, as in blob loading). A failed
+   * import says little ("Failed to fetch dynamically imported module"), so the URL is then
+   * fetched to tell why: the server's error body, or the evaluation error when the file
+   * itself is there.
    */
   async function importBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    let url: string;
-    if (manifestUrl === undefined) {
-      const reload = reloads.get(name);
-      const path = bundlePath(name, hash ?? (reload === undefined ? undefined : `r${reload}`));
-      url = new URL(`${apiBase}${path}`, baseUrl()).href;
-    } else {
-      const { url: manifestHref, entries } = await loadManifestEntries();
-      const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-      if (entry === undefined || typeof entry.file !== "string") {
-        throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
-      }
-      url = new URL(entry.file, manifestHref).href;
-      if (Array.isArray(entry.css) && entry.css.length > 0) throw noStylesheets(name, url);
-    }
+    const { url, sheets } =
+      manifestUrl === undefined ? apiTarget(name, hash) : await staticTarget(name);
+    sheets.catch(() => {});
+    let module: ComponentModule;
     try {
-      return await importUrl(url);
+      module = await importUrl(url);
     } catch (error) {
       // Throws the server's answer when the URL fails.
       const response = await request(name, url, { cache: "no-cache" });
@@ -360,6 +502,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         { cause: error, url },
       );
     }
+    setStylesheets(module, await sheets);
+    return module;
   }
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
@@ -533,13 +677,30 @@ export function preloadedNames(response: Response, url: string, base?: string): 
 /** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */
 const STYLESHEET_IMPORT = /\bimport\s*["']\.{1,2}\/[^"'\n]*\.css["']/i;
 
-/** A component with stylesheets asked for with `moduleLoading: "url"`, which cannot load them. */
+/**
+ * A bundle imported by URL that still imports its stylesheets (CSS files or CSS modules): a
+ * server or build from before svc answered the `?url` form (`urlModule` in the manifest).
+ */
 function noStylesheets(name: string, url: string, cause?: unknown): BundleLoadError {
   return new BundleLoadError(
     name,
-    `Component "${name}" imports stylesheets (CSS files or CSS modules), which moduleLoading: "url" does not load yet: use the default "blob" loading (loader.js) for it`,
+    `Component "${name}" imports stylesheets, and ${url} still imports them (a browser refuses CSS as a module): its server or build predates moduleLoading: "url" support for CSS — update @svc/server and run svc build again, or use the default "blob" loading`,
     { cause, url },
   );
+}
+
+/** Starts fetching a module without evaluating it: `<link rel="modulepreload">`. */
+function insertModulePreload(url: string, integrity?: string): void {
+  if (typeof document === "undefined" || document.head === null) return;
+  const link = document.createElement("link");
+  link.rel = "modulepreload";
+  link.href = url;
+  if (integrity !== undefined) link.integrity = integrity;
+  // The module stays in the browser's module map; the element has done its work.
+  const done = () => link.remove();
+  link.addEventListener("load", done);
+  link.addEventListener("error", done);
+  document.head.append(link);
 }
 
 /** Imports a module by URL; bundlers are told to leave this `import()` alone. */

@@ -23,6 +23,7 @@ import {
   withoutEndMarks,
 } from "./componentFiles.ts";
 import { detectDependencies, loadParser } from "./dependencies.ts";
+import { stylesheetImports } from "./stylesheetImports.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -208,7 +209,7 @@ export function finishOutput(
   // A server bundle is CommonJS: its stylesheets are the browser bundle's, linked by the island.
   const imports = options.server === true ? [] : (options.imports ?? []);
   if (imports.length > 0) {
-    parts.push(Buffer.from(imports.map((path) => `import ${JSON.stringify(path)};\n`).join("")));
+    parts.push(Buffer.from(stylesheetImports(imports)));
   }
   if (map !== undefined) {
     const rewritten = rewriteSourceMap(

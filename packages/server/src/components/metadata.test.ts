@@ -66,6 +66,7 @@ describe("buildMetadata", () => {
       },
       "abcdef012345",
       ["image", "ui:card"],
+      { preload: ["image"], stylesheets: ["card-3f2a9c0b1d4e.css"] },
     );
     expect(metadata).toEqual({
       name: "card",
@@ -77,6 +78,8 @@ describe("buildMetadata", () => {
       required: ["a"],
       hash: "abcdef012345",
       dependencies: ["image", "ui:card"],
+      preload: ["image"],
+      stylesheets: ["card-3f2a9c0b1d4e.css"],
     });
   });
 
@@ -91,6 +94,8 @@ describe("buildMetadata", () => {
       required: [],
       hash: "h",
       dependencies: [],
+      preload: [],
+      stylesheets: [],
     });
   });
 });

@@ -126,13 +126,19 @@ export function parseSchema(name: string, file: string, text: string): Component
   return schema as ComponentSchema;
 }
 
-/** The metadata record of a component from its schema (or none) and its bundle hash. */
+/**
+ * The metadata record of a component from its schema (or none), its bundle hash and what its
+ * bundle asks for (`preload` and `stylesheets`: see {@link ComponentMetadata}).
+ */
 export function buildMetadata(
   name: string,
   schema: ComponentSchema | undefined,
   hash: string,
   dependencies: readonly string[] = [],
+  bundle: { preload?: readonly string[]; stylesheets?: readonly string[] } = {},
 ): ComponentMetadata {
+  const preload = [...(bundle.preload ?? [])];
+  const stylesheets = [...(bundle.stylesheets ?? [])];
   if (schema === undefined) {
     return {
       name,
@@ -144,6 +150,8 @@ export function buildMetadata(
       required: [],
       hash,
       dependencies: [...dependencies],
+      preload,
+      stylesheets,
     };
   }
   const properties = schema.properties ?? {};
@@ -158,6 +166,8 @@ export function buildMetadata(
     required,
     hash,
     dependencies: [...dependencies],
+    preload,
+    stylesheets,
   };
 }
 

@@ -104,6 +104,11 @@ export interface BundleResult {
   /** The components it asks for by a literal name (metadata `dependencies`). */
   dependencies?: readonly string[];
   /**
+   * The stylesheets it imports, in cascade order, by path relative to the bundle
+   * (`card-3f2a9c0b1d4e.css`): what its `?url` form leaves out (`withoutStylesheetImports`).
+   */
+  stylesheets?: readonly { readonly path: string }[];
+  /**
    * What its response tells the client to fetch alongside (`Link: rel=modulepreload`): its
    * dependencies that exist, and theirs as far as they are known without building
    * ({@link Handlers.getBundle}).
@@ -445,18 +450,35 @@ export function createHandlers(
     if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
     const schema = component === undefined ? undefined : schemas.read(component);
     if (entry !== undefined) {
-      return buildMetadata(name, schema, entry.hash, entry.dependencies ?? []);
+      const dependencies = entry.dependencies ?? [];
+      return buildMetadata(name, schema, entry.hash, dependencies, {
+        preload: preloadsOf(name, dependencies).map((p) => p.name),
+        stylesheets: (entry.css ?? []).map(({ file }) => file.replace(/^bundles\//, "")),
+      });
     }
     const bundle = await liveBundle(name);
-    return buildMetadata(name, schema, bundle.hash, bundle.dependencies ?? []);
+    const dependencies = bundle.dependencies ?? [];
+    return buildMetadata(name, schema, bundle.hash, dependencies, {
+      preload: preloadsOf(name, dependencies).map((p) => p.name),
+      stylesheets: bundle.stylesheets.map((sheet) => sheet.path),
+    });
   }
 
   /** `bundle` with its {@link BundleResult.preload} list (see `getBundle`). */
   function withPreloads(bundle: BundleResult): BundleResult {
     const direct = bundle.dependencies ?? [];
     if (direct.length === 0) return bundle;
+    return { ...bundle, preload: preloadsOf(bundle.name, direct) };
+  }
+
+  /**
+   * The components to fetch alongside `name`'s bundle, whose direct dependencies are
+   * `direct`: those that exist and, transitively, theirs as far as known without building.
+   */
+  function preloadsOf(name: string, direct: readonly string[]): Preload[] {
+    if (direct.length === 0) return [];
     const preload: Preload[] = [];
-    const seen = new Set<string>([bundle.name]);
+    const seen = new Set<string>([name]);
     const queue = [...direct];
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       if (seen.has(next) || !isValidName(next)) continue;
@@ -467,7 +489,7 @@ export function createHandlers(
       if (preload.length >= MAX_PRELOADS) break;
       queue.push(...known.dependencies);
     }
-    return { ...bundle, preload };
+    return preload;
   }
 
   /**

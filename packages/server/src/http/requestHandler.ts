@@ -10,12 +10,14 @@ import {
   LIST_PATH,
   LOADER_PATH,
   MAX_NAME_LENGTH,
+  parseBundleQuery,
   parseComponentName,
   parseHydrate,
   STATIC_PATH,
   VENDOR_PATH,
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
+import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
@@ -398,18 +400,33 @@ async function islandResponse(
 /**
  * A bundle: `immutable` only for the URL that names this very version (`?<its hash>`), so no
  * browser can pin old code; any other URL (no query, an older hash) revalidates by ETag.
+ * `&url` asks for the form imported by URL: without its stylesheet imports.
  */
 function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
-  const cacheControl = queryOf(request.url) === bundle.hash ? IMMUTABLE : "no-cache";
+  const { version, variant } = parseBundleQuery(queryOf(request.url));
   const headers: Record<string, string> = {
     "content-type": JS_TYPE,
-    "cache-control": cacheControl,
-    etag: `"${bundle.hash}"`,
+    "cache-control": version === bundle.hash ? IMMUTABLE : "no-cache",
+    etag: variant === undefined ? `"${bundle.hash}"` : `"${bundle.hash}-${variant}"`,
   };
   if (bundle.preload !== undefined && bundle.preload.length > 0) {
     headers.link = preloadLinks(bundle.preload);
   }
-  return conditional(request, { status: 200, headers, body: bundle.code });
+  const body = variant === undefined ? bundle.code : urlVariantOf(bundle);
+  return conditional(request, { status: 200, headers, body });
+}
+
+/** The `?url` form of each bundle's bytes, made once per bundle (by its bytes). */
+const urlVariants = new WeakMap<Uint8Array, Uint8Array>();
+
+function urlVariantOf(bundle: BundleResult): Uint8Array {
+  let variant = urlVariants.get(bundle.code);
+  if (variant === undefined) {
+    const paths = (bundle.stylesheets ?? []).map((sheet) => sheet.path);
+    variant = withoutStylesheetImports(bundle.code, paths);
+    urlVariants.set(bundle.code, variant);
+  }
+  return variant;
 }
 
 /**

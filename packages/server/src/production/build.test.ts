@@ -604,6 +604,13 @@ describe("build: styles and assets", () => {
       expect(code).toContain(`import "./${file.slice("bundles/".length)}"`);
     }
     expect(code).toContain(`"./${card?.assets?.[0]?.file.slice("bundles/".length)}"`);
+    // The form imported by URL: the same bytes without those imports, named after its own.
+    expect(card?.urlModule?.file).toMatch(/^bundles\/card\.[0-9a-f]{12}\.js$/);
+    const variant = readFileSync(join(outDir, card?.urlModule?.file ?? ""));
+    expect(card?.urlModule?.integrity).toBe(sha384(variant));
+    expect(variant.toString()).toBe(code.replace(/import "\.\/[^"]+\.css";\n/g, ""));
+    expect(variant.toString()).not.toMatch(/\.css"/);
+    expect(manifest.plain?.urlModule).toBeUndefined();
     const moduleCss = readFileSync(join(outDir, card?.css?.[1]?.file ?? "")).toString();
     expect(moduleCss).toMatch(
       /^\.card_[0-9a-f]{8}_title\{color:red;background:url\("\.\/assets\/photo-[A-Z0-9]{8}\.png"\)\}\n$/,
@@ -613,6 +620,7 @@ describe("build: styles and assets", () => {
         "manifest.json",
         ...Object.values(manifest).flatMap((e) => [
           e.file,
+          ...(e.urlModule === undefined ? [] : [e.urlModule.file]),
           ...(e.css ?? []).map((f) => f.file),
           ...(e.assets ?? []).map((f) => f.file),
           ...(e.server === undefined ? [] : [e.server.file]),

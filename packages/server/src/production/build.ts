@@ -20,6 +20,7 @@ import type * as esbuild from "esbuild";
 import {
   type BundleFile,
   componentFilesOf,
+  contentHash,
   createEsbuildOptions,
   type FinishedComponent,
   finishComponent,
@@ -33,6 +34,7 @@ import {
   STYLESHEET_NAME,
 } from "../bundling/componentFiles.ts";
 import { detectDependencies } from "../bundling/dependencies.ts";
+import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
   ESM_LOADER_FILE,
   VENDOR_DIR,
@@ -103,8 +105,8 @@ const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
 export interface BuiltBundle
-  extends Required<Omit<ManifestEntry, "css" | "assets" | "server">>,
-    Pick<ManifestEntry, "server"> {
+  extends Required<Omit<ManifestEntry, "css" | "assets" | "server" | "urlModule">>,
+    Pick<ManifestEntry, "server" | "urlModule"> {
   name: string;
   /** Its stylesheets, in cascade order (empty without CSS). */
   css: ManifestFile[];
@@ -256,10 +258,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const serverFiles = writeServerBundles(output, servers);
     manifest = emptyManifest();
     for (const bundle of bundles) {
-      const { name, file, hash, integrity, size, css, assets, dependencies } = bundle;
+      const { name, file, hash, integrity, size, css, assets, dependencies, urlModule } = bundle;
       bundle.server = serverFiles.get(name);
       const entry: ManifestEntry = { file, hash, integrity, size };
       if (css.length > 0) entry.css = css;
+      if (urlModule !== undefined) entry.urlModule = urlModule;
       if (assets.length > 0) entry.assets = assets;
       if (dependencies.length > 0) entry.dependencies = dependencies;
       if (bundle.server !== undefined) entry.server = bundle.server;
@@ -450,7 +453,25 @@ async function writeBundles(
       output.place(`${file}.gz`, gzipped);
       compressible.push({ file, bytes: code });
     }
+    // The form `moduleLoading: "url"` imports: the same bytes the API answers for `?url`.
+    const variant = withoutStylesheetImports(
+      code,
+      stylesheets.map((sheet) => sheet.path),
+    );
+    let urlModule: ManifestFile | undefined;
+    if (variant !== code) {
+      urlModule = {
+        file: `${BUNDLES_DIR}/${fileSafeName(name)}.${contentHash(variant)}.js`,
+        integrity: integrityOf(variant),
+      };
+      output.place(urlModule.file, variant);
+      if (compress) {
+        output.place(`${urlModule.file}.gz`, gzip(variant));
+        compressible.push({ file: urlModule.file, bytes: variant });
+      }
+    }
     bundles.push({
+      urlModule,
       name,
       file,
       hash,
@@ -668,12 +689,13 @@ function readPreviousFiles(outDir: string): string[] {
     // no import map in that build
   }
   return Object.values(manifest)
-    .flatMap(({ file, css = [], assets = [], server }) => [
-      ...[file, ...css.map((f) => f.file), ...assets.map((f) => f.file)].flatMap((path) => [
-        path,
-        `${path}.gz`,
-        `${path}.br`,
-      ]),
+    .flatMap(({ file, urlModule, css = [], assets = [], server }) => [
+      ...[
+        file,
+        ...(urlModule === undefined ? [] : [urlModule.file]),
+        ...css.map((f) => f.file),
+        ...assets.map((f) => f.file),
+      ].flatMap((path) => [path, `${path}.gz`, `${path}.br`]),
       ...(server === undefined ? [] : [server.file]),
     ])
     .concat(vendor);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ManifestFile } from "@svc/protocol";
 import { ESM_LOADER_FILE, type VendorBuild } from "../bundling/vendorModules.ts";
 
 /** The import map `svc build` writes beside `manifest.json`. */
@@ -17,11 +18,12 @@ export interface ImportMap {
 
 /**
  * The import map of a build: each vendor module by bare name, and the integrity of every
- * file a page imports from the build (vendor modules, `loader.esm.js`, the bundles).
+ * file a page imports from the build (vendor modules, `loader.esm.js`, the bundles and their
+ * `urlModule` forms).
  */
 export function createBuildImportMap(
   vendor: VendorBuild,
-  bundles: readonly { file: string; integrity: string }[],
+  bundles: readonly { file: string; integrity: string; urlModule?: ManifestFile }[],
 ): ImportMap {
   const map: ImportMap = { imports: {}, integrity: {} };
   for (const [specifier, { file, integrity }] of vendor.modules) {
@@ -31,7 +33,13 @@ export function createBuildImportMap(
   if (vendor.loader !== undefined) {
     map.integrity[`./${ESM_LOADER_FILE}`] = vendor.loader.integrity;
   }
-  for (const { file, integrity } of bundles) map.integrity[`./${file}`] = integrity;
+  for (const { file, integrity, urlModule } of bundles) {
+    map.integrity[`./${file}`] = integrity;
+    // What `moduleLoading: "url"` imports for a component with CSS.
+    if (urlModule?.integrity !== undefined) {
+      map.integrity[`./${urlModule.file}`] = urlModule.integrity;
+    }
+  }
   return map;
 }
 

@@ -60,7 +60,7 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, css, assets, server, dependencies } = raw;
+    const { file, hash, integrity, size, css, assets, server, dependencies, urlModule } = raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -109,6 +109,10 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     const entry: ManifestEntry = { file, hash };
     if (integrity !== undefined) entry.integrity = integrity;
     if (size !== undefined) entry.size = size;
+    if (urlModule !== undefined) {
+      const [parsed] = parseFiles([urlModule], `${label}: "urlModule"`);
+      if (parsed !== undefined) entry.urlModule = parsed;
+    }
     if (css !== undefined) entry.css = parseFiles(css, `${label}: "css"`);
     if (assets !== undefined) entry.assets = parseFiles(assets, `${label}: "assets"`);
     if (dependencies !== undefined) entry.dependencies = dependencies as string[];

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { join, resolve } from "node:path";
+import { join, posix, resolve } from "node:path";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
@@ -20,6 +20,8 @@ export interface PrebuiltBundle {
   hash: string;
   /** The manifest entry's `dependencies` (browser bundles; none for server bundles). */
   dependencies: readonly string[];
+  /** Its stylesheets (the entry's `css`), by path relative to the bundle. */
+  stylesheets: readonly { path: string }[];
 }
 
 interface Generation {
@@ -152,7 +154,7 @@ export class PrebuiltBundles {
       ]);
     }
     const hash = createHash("sha256").update(code).digest("hex").slice(0, 12);
-    return { name, code, hash, dependencies: [] };
+    return { name, code, hash, dependencies: [], stylesheets: [] };
   }
 
   async #readBundle(name: string, entry: ManifestEntry): Promise<PrebuiltBundle> {
@@ -184,7 +186,16 @@ export class PrebuiltBundles {
         },
       ]);
     }
-    return { name, code, hash: entry.hash, dependencies: entry.dependencies ?? [] };
+    return {
+      name,
+      code,
+      hash: entry.hash,
+      dependencies: entry.dependencies ?? [],
+      // The bundle imports them relative to itself: `bundles/card-….css` → `card-….css`.
+      stylesheets: (entry.css ?? []).map(({ file }) => ({
+        path: posix.relative(posix.dirname(entry.file), file),
+      })),
+    };
   }
 
   /**
