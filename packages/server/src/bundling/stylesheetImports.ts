@@ -4,6 +4,8 @@
  * taken out here, so the two never disagree.
  */
 
+const MAP_COMMENT = Buffer.from("//# sourceMappingURL=");
+
 /** The lines a bundle importing `specifiers` (`./card-3f2a9c0b1d4e.css`) ends with. */
 export function stylesheetImports(specifiers: readonly string[]): string {
   return specifiers.map((specifier) => `import ${JSON.stringify(specifier)};\n`).join("");
@@ -23,7 +25,7 @@ export function withoutStylesheetImports(code: Uint8Array, paths: readonly strin
   // Only at the end of the code: followed by nothing, or by the source map's comment.
   if (at === -1 || (at > 0 && bytes[at - 1] !== 0x0a && bytes[at - 1] !== 0x3b)) return code;
   const rest = bytes.subarray(at + block.length);
-  if (rest.length > 0 && !rest.toString("latin1").startsWith("//# sourceMappingURL=")) {
+  if (rest.length > 0 && !rest.subarray(0, MAP_COMMENT.length).equals(MAP_COMMENT)) {
     return code;
   }
   return Buffer.concat([bytes.subarray(0, at), rest]);
