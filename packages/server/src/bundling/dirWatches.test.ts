@@ -4,7 +4,7 @@
  * not after a link is re-pointed (a watch follows an inode, not a path). Real files, real
  * inotify, real esbuild.
  */
-import { renameSync, stat, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, renameSync, stat, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
@@ -162,6 +162,35 @@ describe.runIf(process.platform === "linux")("dev cache: directory watches", () 
     expect(second?.quiet()).toBe(false);
     first?.release();
     second?.release();
+  });
+
+  it("hear a file with another hard link written through that other name", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "shared/value.ts": value("one"),
+    });
+    // The component's value.ts is the same inode as shared/value.ts (as a pnpm store does).
+    linkSync(join(t.root, "shared/value.ts"), join(t.root, "components/card/value.ts"));
+    settleWrites();
+    await t.code();
+    await nextTurn();
+    await t.code();
+    await nextTurn();
+    expect(await t.code()).toContain("one"); // vouched for by the watches
+    writeFileSync(join(t.root, "shared/value.ts"), value("two")); // no event in components/card
+    await nextTurn();
+    expect(await t.code()).toContain("two");
+  });
+
+  it("are not trusted on a file system whose changes may raise no event", () => {
+    // procfs stands for them here (NFS, SMB, 9p, FUSE, virtiofs): its files change unannounced.
+    expect(watchRecord([{ path: "/proc/self", names: ["status"], listing: false }])).toBe(
+      undefined,
+    );
+    const root = writeTree({ "a.ts": "" });
+    const local = watchRecord([{ path: root, names: ["a.ts"], listing: false }]);
+    expect(local).toBeDefined();
+    local?.release();
   });
 
   it("are let go with the bundles that hold them", async () => {
