@@ -16,6 +16,7 @@ import {
   type Peers,
   Refused,
   renderTree,
+  type TreeRendered,
 } from "./renderTree.ts";
 
 export interface InProcessRendererOptions {
@@ -65,17 +66,39 @@ export class InProcessRenderer implements RenderEngine {
     );
   }
 
-  async render(job: RenderJob): Promise<Rendered> {
-    const peers = this.#peers ?? (await loadPeers());
+  /**
+   * The island's HTML. A render that waits for nothing (the warm case: peers loaded, nothing
+   * nested to load, nothing suspending) gives its result itself, not a promise.
+   */
+  render(job: RenderJob): Rendered | Promise<Rendered> {
+    const peers = this.#peers;
+    if (peers === undefined) return loadPeers().then((loaded) => this.#render(loaded, job));
+    return this.#render(peers, job);
+  }
+
+  #render(peers: Peers, job: RenderJob): Rendered | Promise<Rendered> {
     const { name, own: bundle, apiBase } = job;
     const bundles = new Map<string, ServerBundle>([[name, bundle]]);
     let timer: NodeJS.Timeout | undefined;
     let expired: Promise<never> | undefined;
     let loaded: ReadonlyMap<string, Evaluated> = new Map();
+    const failed = (error: unknown): never => {
+      if (error instanceof RenderTimeoutError) throw error;
+      const failure = failureOf(error, loaded);
+      if ("refused" in failure) throw failure.refused;
+      throw new RenderError(failure.component, failure.message, failure.stack, error);
+    };
+    const done = (rendered: TreeRendered): Rendered => {
+      loaded = rendered.loaded;
+      const hashes: Record<string, string> = {};
+      for (const [component, { hash }] of loaded) hashes[component] = hash;
+      return { html: rendered.html, styles: rendered.styles, loaded: hashes, bundles };
+    };
+    let rendering: TreeRendered | Promise<TreeRendered>;
     try {
       const own = this.#evaluate(peers, name, bundle, apiBase);
       loaded = new Map([[name, own]]);
-      const rendering = renderTree(peers, {
+      rendering = renderTree(peers, {
         name,
         props: job.props,
         own,
@@ -107,20 +130,14 @@ export class InProcessRenderer implements RenderEngine {
           return controller.signal;
         },
       });
-      // `waits` was called, if at all, before `renderTree` first awaited.
-      const rendered = expired === undefined ? await rendering : await race(rendering, expired);
-      loaded = rendered.loaded;
-      const hashes: Record<string, string> = {};
-      for (const [component, { hash }] of loaded) hashes[component] = hash;
-      return { html: rendered.html, styles: rendered.styles, loaded: hashes, bundles };
+      if (!(rendering instanceof Promise)) return done(rendering);
     } catch (error) {
-      if (error instanceof RenderTimeoutError) throw error;
-      const failure = failureOf(error, loaded);
-      if ("refused" in failure) throw failure.refused;
-      throw new RenderError(failure.component, failure.message, failure.stack, error);
-    } finally {
-      clearTimeout(timer);
+      return failed(error);
     }
+    // `waits` was called, if at all, before `renderTree` first awaited.
+    return (expired === undefined ? rendering : race(rendering, expired))
+      .then(done, failed)
+      .finally(() => clearTimeout(timer));
   }
 
   close(): Promise<void> {

@@ -274,9 +274,12 @@ const LEADING_HINTS =
  *   which waits for what it asked for (the same query client, so nothing is asked twice) and
  *   reports what it threw. A version that loaded another component goes there at once next
  *   time.
+ *
+ * The first two are synchronous, and return the result itself, not a promise: a warm render
+ * waits for nothing.
  */
-export async function renderTree(peers: Peers, render: TreeRender): Promise<TreeRendered> {
-  const { createElement, prerender, renderToString, QueryClient, svc } = peers;
+export function renderTree(peers: Peers, render: TreeRender): TreeRendered | Promise<TreeRendered> {
+  const { createElement, renderToString, QueryClient, svc } = peers;
   const { name, own, props } = render;
   const loaded = new Map<string, Evaluated>([[name, own]]);
   let sheet = { data: "" };
@@ -344,8 +347,19 @@ export async function renderTree(peers: Peers, render: TreeRender): Promise<Tree
       return { html, styles: sheet.data, loaded };
     }
     own.suspends = asked;
-    sheet = { data: "" };
   }
+  return prerenderTree(peers, render, tree, needsTree, loaded);
+}
+
+/** The rest of {@link renderTree} when the tree has to wait: `prerender`, which waits. */
+async function prerenderTree(
+  { prerender }: Peers,
+  render: TreeRender,
+  tree: ReturnType<Peers["createElement"]>,
+  needsTree: boolean,
+  loaded: Map<string, Evaluated>,
+): Promise<TreeRendered> {
+  const sheet = { data: "" };
   const signal = render.waits();
   let failure: unknown;
   const result = await renderSheet.run(sheet, () =>
@@ -358,7 +372,7 @@ export async function renderTree(peers: Peers, render: TreeRender): Promise<Tree
   );
   if (failure !== undefined) throw failure;
   const html = await new Response(result.prelude).text();
-  if (needsTree) own.bare = false;
+  if (needsTree) render.own.bare = false;
   return { html, styles: sheet.data, loaded };
 }
 
