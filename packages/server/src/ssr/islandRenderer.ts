@@ -118,7 +118,9 @@ export class IslandRenderer {
       ]);
     }
     const checked = props as Record<string, unknown>;
-    const issues = validate(this.#schemaOf(metadata), checked);
+    // Metadata at hand is the same object while unchanged, its schema too.
+    const schema = atHand?.metadata === metadata ? metadata.props : this.#schemaOf(metadata);
+    const issues = validate(schema, checked);
     if (issues.length > 0) {
       throw new InvalidPropsError(
         name,
@@ -136,22 +138,23 @@ export class IslandRenderer {
       atHand?.bundle === own
         ? this.#frameOf(name, own, options, apiBase)
         : createFrame(name, own, options, apiBase);
-    let deps: Record<string, string> | undefined;
-    for (const other in loaded) {
-      if (other === name) continue;
-      deps ??= {};
-      deps[other] = loaded[other] as string;
-    }
     // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
     const style =
       styles === ""
         ? ""
         : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
     const escapedProps = escapeHtml(JSON.stringify(props));
-    if (deps === undefined && bundles.size === 1) {
+    // It loaded no other component (each one loaded has its server bundle here).
+    if (bundles.size === 1) {
       return `${frame.links}${style}${frame.open}${escapedProps}${frame.attributes}${frame.api}>${html}</div>`;
     }
     // Other components rendered inside: the island lists them and links their stylesheets.
+    let deps: Record<string, string> | undefined;
+    for (const other in loaded) {
+      if (other === name) continue;
+      deps ??= {};
+      deps[other] = loaded[other] as string;
+    }
     const list =
       deps === undefined ? "" : ` ${ISLAND_ATTRIBUTES.deps}="${escapeHtml(JSON.stringify(deps))}"`;
     const links = linksOf(name, own, bundles, loaded, apiBase);

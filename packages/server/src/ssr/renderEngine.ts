@@ -56,7 +56,7 @@ export interface Rendered {
   /** CSS-in-JS rules the render made (goober's), for a `<style>` before the island. */
   styles: string;
   /** The browser bundle hash of every component the render loaded, the island's own too. */
-  loaded: Record<string, string>;
+  loaded: Readonly<Record<string, string>>;
   /** The server bundle of every component it loaded, by name: their stylesheets are linked. */
   bundles: ReadonlyMap<string, ServerBundle>;
 }
