@@ -100,7 +100,12 @@ export class InProcessRenderer implements RenderEngine {
           only = { loaded: { [name]: bundle.hash }, bundles: new Map().set(name, bundle) };
           this.#alone.set(bundle, only);
         }
-        return { html: alone.html, styles: alone.styles, ...only };
+        return {
+          html: alone.html,
+          styles: alone.styles,
+          loaded: only.loaded,
+          bundles: only.bundles,
+        };
       }
       return this.#renderTree(peers, job, own, true);
     }

@@ -70,7 +70,7 @@ export class IslandRenderer {
    */
   readonly #schemas = new WeakMap<object, ComponentMetadata["props"]>();
   /** The container's fixed parts per bundle version (see `render`), by strategy and API base. */
-  readonly #frames = new WeakMap<ServerBundle, Map<string, Frame>>();
+  readonly #frames = new WeakMap<ServerBundle, Map<string | undefined, Map<string, Frame>>>();
 
   constructor(sources: IslandSources, options: IslandRendererOptions = {}) {
     this.#sources = sources;
@@ -162,18 +162,24 @@ export class IslandRenderer {
   }
 
   #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, apiBase: string): Frame {
-    const key = `${options.hydrate ?? DEFAULT_HYDRATE}\n${options.apiBase ?? ""}`;
-    let frames = this.#frames.get(own);
-    if (frames === undefined) {
-      frames = new Map();
-      this.#frames.set(own, frames);
+    let byApiBase = this.#frames.get(own);
+    if (byApiBase === undefined) {
+      byApiBase = new Map();
+      this.#frames.set(own, byApiBase);
     }
-    let frame = frames.get(key);
+    let byStrategy = byApiBase.get(options.apiBase);
+    if (byStrategy === undefined) {
+      // Bounded: API bases and strategies are few (a page's own choices).
+      if (byApiBase.size >= 16) byApiBase.clear();
+      byStrategy = new Map();
+      byApiBase.set(options.apiBase, byStrategy);
+    }
+    const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
+    let frame = byStrategy.get(hydrate);
     if (frame === undefined) {
-      // Bounded: hydrate strategies and API bases are few (a page's own choices).
-      if (frames.size >= 64) frames.clear();
+      if (byStrategy.size >= 16) byStrategy.clear();
       frame = createFrame(name, own, options, apiBase);
-      frames.set(key, frame);
+      byStrategy.set(hydrate, frame);
     }
     return frame;
   }
