@@ -228,6 +228,21 @@ export default function Waiter() {
     expect(html).toContain(`content:"<\\/style><script>alert(1)</script>"`);
   });
 
+  it("puts the goober rules of a component rendered alone, warm, in its own style", async () => {
+    const { handlers } = setupIn();
+    settleWrites(); // or the builds are racy and never kept: every render would be cold
+    for (let i = 0; i < 3; i++) {
+      const islands = await Promise.all(
+        ["a", "b"].map((text) => handlers.renderIsland(cn("label"), { text })),
+      );
+      for (const html of islands) {
+        expect(html).toMatch(
+          /^<style data-svc-styles="label">[^<]*font-weight:700;[^<]*<\/style><div data-svc-component="label"/,
+        );
+      }
+    }
+  });
+
   it("answers a component that throws with a RenderError whose stack is in the component's files", async () => {
     const { dir, handlers } = setupIn();
     const error = await failure(handlers.renderIsland(cn("thrower"), {}));
