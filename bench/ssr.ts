@@ -27,8 +27,8 @@
  * render worker alike, as a production server would.
  *
  * The direct render and the in-process renders run in the same loop turn (nothing in them
- * waits on I/O), so the handler set's per-turn freshness checks of the bundles run once per
- * batch, not per render; `schema.json` is checked on every render.
+ * waits on I/O), so the handler set's per-turn freshness checks of the bundles and of
+ * `schema.json` run once per batch, not per render; the props are checked on every render.
  */
 import { createServer } from "node:http";
 import { createRequire } from "node:module";

@@ -1,5 +1,6 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
 import type { PropIssue } from "@svc/runtime";
+import { compilePropsCheck, type PropsCheck } from "./compilePropsCheck.ts";
 
 /** The `props` part of a component's metadata: a JSON Schema for an object. */
 export interface PropsSchema {
@@ -11,8 +12,15 @@ export interface PropsSchema {
 }
 
 // @cfworker/json-schema interprets schemas: no code generation, so it runs under a CSP
-// without 'unsafe-eval'.
-const validators = new WeakMap<PropsSchema, Validator>();
+// without 'unsafe-eval'. Each schema also gets a compiled fast check (closures, no code
+// generation either) that answers "valid" without the interpreter's allocations; anything
+// else — invalid props, a keyword the check does not handle — goes to the interpreter, so
+// every message is the interpreter's.
+interface Compiled {
+  validator: Validator;
+  check: PropsCheck | undefined;
+}
+const compiled = new WeakMap<PropsSchema, Compiled>();
 
 /**
  * Checks props against a component's schema. Returns one issue per failing prop (required
@@ -22,6 +30,18 @@ const validators = new WeakMap<PropsSchema, Validator>();
 export function validateProps(
   schema: PropsSchema,
   props: Readonly<Record<string, unknown>>,
+): PropIssue[] {
+  const known = compiled.get(schema);
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  if (known?.check?.(props, required) === true) return [];
+  return interpretProps(schema, props, known);
+}
+
+/** {@link validateProps} by the interpreter alone, without the fast check (tests compare). */
+export function interpretProps(
+  schema: PropsSchema,
+  props: Readonly<Record<string, unknown>>,
+  known: Compiled | undefined = undefined,
 ): PropIssue[] {
   const required = Array.isArray(schema.required) ? schema.required : [];
   const hasProperties =
@@ -41,15 +61,12 @@ export function validateProps(
     }
   }
 
-  let validator = validators.get(schema);
+  let validator = known?.validator;
   if (validator === undefined) {
     const { required: _required, ...rest } = schema;
-    validator = new Validator(
-      { ...rest, type: "object" } as Schema,
-      draftOf(schema.$schema),
-      false,
-    );
-    validators.set(schema, validator);
+    const draft = draftOf(schema.$schema);
+    validator = new Validator({ ...rest, type: "object" } as Schema, draft, false);
+    compiled.set(schema, { validator, check: compilePropsCheck(rest, draft) });
   }
   const { errors } = validator.validate(instance);
   // Keep only the most specific errors: "property x does not match" summaries repeat them.

@@ -35,13 +35,23 @@ interface CachedSchema {
  */
 export class SchemaReader {
   readonly #cache = new Map<string, CachedSchema>();
+  /**
+   * Each component directory's `schema.json` path, joined once: joining (and hashing a new
+   * string for the lookup) on every read cost more than the rest of a read within a turn.
+   * One per component directory seen, as the schemas themselves.
+   */
+  readonly #paths = new Map<string, string>();
 
   /**
    * The parsed schema of `component`, or `undefined` when it has no `schema.json`.
    * @throws InvalidSchemaError when the file is not valid JSON or not a JSON object.
    */
   read(component: Component): ComponentSchema | undefined {
-    const path = join(component.dir, "schema.json");
+    let path = this.#paths.get(component.dir);
+    if (path === undefined) {
+      path = join(component.dir, "schema.json");
+      this.#paths.set(component.dir, path);
+    }
     const cached = this.#cache.get(path);
     const turn = currentTurn();
     if (cached?.checkedTurn === turn) return cached.schema;

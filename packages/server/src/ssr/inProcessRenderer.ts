@@ -13,9 +13,12 @@ import {
   Evaluations,
   failureOf,
   loadPeers,
+  mayRenderAlone,
   type Peers,
   Refused,
+  renderAlone,
   renderTree,
+  type TreeRendered,
 } from "./renderTree.ts";
 
 export interface InProcessRendererOptions {
@@ -42,6 +45,11 @@ export class InProcessRenderer implements RenderEngine {
   readonly #sources: IslandSources;
   readonly #timeoutMs: number;
   readonly #evaluations = new Evaluations();
+  /**
+   * What a render of the component alone gives besides its HTML, per bundle version (the
+   * handler set's own object while unchanged): the same for every such render.
+   */
+  readonly #alone = new WeakMap<ServerBundle, Pick<Rendered, "loaded" | "bundles">>();
   #peers: Peers | undefined;
 
   constructor(sources: IslandSources, options: InProcessRendererOptions) {
@@ -65,22 +73,77 @@ export class InProcessRenderer implements RenderEngine {
     );
   }
 
-  async render(job: RenderJob): Promise<Rendered> {
-    const peers = this.#peers ?? (await loadPeers());
+  /**
+   * The island's HTML. A render that waits for nothing (the warm case: peers loaded, nothing
+   * nested to load, nothing suspending) gives its result itself, not a promise.
+   */
+  render(job: RenderJob): Rendered | Promise<Rendered> {
+    const peers = this.#peers;
+    if (peers === undefined) return loadPeers().then((loaded) => this.#render(loaded, job));
+    return this.#render(peers, job);
+  }
+
+  #render(peers: Peers, job: RenderJob): Rendered | Promise<Rendered> {
+    const { name, own: bundle } = job;
+    let own: Evaluated;
+    try {
+      own = this.#evaluate(peers, name, bundle, job.apiBase);
+    } catch (error) {
+      throw renderFailure(error, new Map());
+    }
+    // The warm case, first: the component alone, nothing but its HTML to build.
+    if (mayRenderAlone(own, job.metadata)) {
+      const alone = renderAlone(peers, own, job.props);
+      if (alone !== undefined) {
+        let only = this.#alone.get(bundle);
+        if (only === undefined) {
+          only = { loaded: { [name]: bundle.hash }, bundles: new Map().set(name, bundle) };
+          this.#alone.set(bundle, only);
+        }
+        return {
+          html: alone.html,
+          styles: alone.styles,
+          loaded: only.loaded,
+          bundles: only.bundles,
+        };
+      }
+      return this.#renderTree(peers, job, own, true);
+    }
+    return this.#renderTree(peers, job, own, false);
+  }
+
+  /** The island's tree, `renderTree`'s way, its time limit kept when it waits. */
+  #renderTree(
+    peers: Peers,
+    job: RenderJob,
+    own: Evaluated,
+    triedAlone: boolean,
+  ): Rendered | Promise<Rendered> {
     const { name, own: bundle, apiBase } = job;
-    const bundles = new Map<string, ServerBundle>([[name, bundle]]);
+    const bundles = new Map<string, ServerBundle>().set(name, bundle);
     let timer: NodeJS.Timeout | undefined;
     let expired: Promise<never> | undefined;
-    let loaded: ReadonlyMap<string, Evaluated> = new Map();
+    let loaded: ReadonlyMap<string, Evaluated> = new Map<string, Evaluated>().set(name, own);
+    const failed = (error: unknown): never => {
+      throw renderFailure(error, loaded);
+    };
+    const done = (rendered: TreeRendered): Rendered => {
+      loaded = rendered.loaded;
+      const hashes: Record<string, string> = {};
+      rendered.loaded.forEach(({ hash }, component) => {
+        hashes[component] = hash;
+      });
+      return { html: rendered.html, styles: rendered.styles, loaded: hashes, bundles };
+    };
+    let rendering: TreeRendered | Promise<TreeRendered>;
     try {
-      const own = this.#evaluate(peers, name, bundle, apiBase);
-      loaded = new Map([[name, own]]);
-      const rendering = renderTree(peers, {
+      rendering = renderTree(peers, {
         name,
         props: job.props,
         own,
         metadata: job.metadata,
         apiBase,
+        triedAlone,
         load: async (other) => {
           let found: ServerBundle;
           try {
@@ -107,20 +170,14 @@ export class InProcessRenderer implements RenderEngine {
           return controller.signal;
         },
       });
-      // `waits` was called, if at all, before `renderTree` first awaited.
-      const rendered = expired === undefined ? await rendering : await race(rendering, expired);
-      loaded = rendered.loaded;
-      const hashes: Record<string, string> = {};
-      for (const [component, { hash }] of loaded) hashes[component] = hash;
-      return { html: rendered.html, styles: rendered.styles, loaded: hashes, bundles };
+      if (!(rendering instanceof Promise)) return done(rendering);
     } catch (error) {
-      if (error instanceof RenderTimeoutError) throw error;
-      const failure = failureOf(error, loaded);
-      if ("refused" in failure) throw failure.refused;
-      throw new RenderError(failure.component, failure.message, failure.stack, error);
-    } finally {
-      clearTimeout(timer);
+      return failed(error);
     }
+    // `waits` was called, if at all, before `renderTree` first awaited.
+    return (expired === undefined ? rendering : race(rendering, expired))
+      .then(done, failed)
+      .finally(() => clearTimeout(timer));
   }
 
   close(): Promise<void> {
@@ -132,6 +189,14 @@ export class InProcessRenderer implements RenderEngine {
       decoder.decode(bundle.code),
     );
   }
+}
+
+/** The error a render fails with: the time limit's, a refusal of the handler set's, or the component's. */
+function renderFailure(error: unknown, loaded: ReadonlyMap<string, Evaluated>): unknown {
+  if (error instanceof RenderTimeoutError) return error;
+  const failure = failureOf(error, loaded);
+  if ("refused" in failure) return failure.refused;
+  return new RenderError(failure.component, failure.message, failure.stack, error);
 }
 
 /** `work`, or the time limit's error if that comes first; `work`'s late failure is dropped. */

@@ -8,7 +8,7 @@ import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
 import { build } from "../production/build.ts";
-import { cn, writeTree } from "../test/fixtures.ts";
+import { cn, settleWrites, writeTree } from "../test/fixtures.ts";
 
 const COMPONENTS = {
   "counter/index.tsx": `import { useState } from "react";
@@ -151,6 +151,53 @@ export default function Waiter() {
     expect(refused?.message).toMatch(/start: .*string/);
   });
 
+  it("renders each call's own props, strategy and API base when warm, many at once", async () => {
+    const { handlers } = setupIn();
+    settleWrites(); // or the builds are racy and never kept: every render would be cold
+    await handlers.renderIsland(cn("counter"), { start: 0 });
+    const asked = Array.from({ length: 12 }, (_, i) => ({
+      props: { start: i, label: `L${i}&` },
+      options: {
+        hydrate: (["load", "visible", "idle"] as const)[i % 3],
+        // An empty API base is one too: not the same as none.
+        ...(i % 4 === 0 ? { apiBase: `/api${i}` } : i === 6 ? { apiBase: "" } : {}),
+      },
+    }));
+    const islands = await Promise.all(
+      asked.map(({ props, options }) => handlers.renderIsland(cn("counter"), props, options)),
+    );
+    islands.forEach((html, i) => {
+      const { options } = asked[i] as (typeof asked)[number];
+      expect(html).toContain(`<p class="counter">L${i}&amp;<!-- -->: <!-- -->${i}</p>`);
+      expect(html).toContain(
+        `data-svc-props="{&quot;start&quot;:${i},&quot;label&quot;:&quot;L${i}&amp;&quot;}"`,
+      );
+      expect(html).toContain(`data-svc-hydrate="${options.hydrate}"`);
+      if ("apiBase" in options) expect(html).toContain(`data-svc-api="${options.apiBase}">`);
+      else expect(html).not.toContain("data-svc-api");
+    });
+    const invalid = await failure(handlers.renderIsland(cn("counter"), { start: 0.5 }));
+    expect(invalid?.message).toMatch(/start: .*integer/);
+  });
+
+  it("checks a warm component's props against schema.json as it is in the next turn after an edit", async () => {
+    const { dir, handlers } = setupIn();
+    settleWrites(); // or the builds are racy and never kept: every render would be cold
+    for (let i = 0; i < 3; i++) {
+      expect(await handlers.renderIsland(cn("counter"), { start: i })).toContain(`${i}</p>`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    writeFileSync(
+      join(dir, "counter/schema.json"),
+      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
+    expect(refused).toMatchObject({ kind: "InvalidProps" });
+    expect(refused?.message).toMatch(/start: .*string/);
+    expect(await handlers.renderIsland(cn("counter"), { start: "2" })).toContain("2</p>");
+  });
+
   it("puts each render's goober rules, nested components' included, in a style before the island", async () => {
     const { handlers } = setupIn();
     const [red, blue] = await Promise.all([
@@ -179,6 +226,21 @@ export default function Waiter() {
     expect(html).not.toContain("</style><script>");
     expect(html.indexOf("</style>") + "</style>".length).toBe(html.indexOf("<div"));
     expect(html).toContain(`content:"<\\/style><script>alert(1)</script>"`);
+  });
+
+  it("puts the goober rules of a component rendered alone, warm, in its own style", async () => {
+    const { handlers } = setupIn();
+    settleWrites(); // or the builds are racy and never kept: every render would be cold
+    for (let i = 0; i < 3; i++) {
+      const islands = await Promise.all(
+        ["a", "b"].map((text) => handlers.renderIsland(cn("label"), { text })),
+      );
+      for (const html of islands) {
+        expect(html).toMatch(
+          /^<style data-svc-styles="label">[^<]*font-weight:700;[^<]*<\/style><div data-svc-component="label"/,
+        );
+      }
+    }
   });
 
   it("answers a component that throws with a RenderError whose stack is in the component's files", async () => {

@@ -8,10 +8,10 @@ import {
 } from "@svc/protocol";
 import { escapeHtml } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
-import type { IslandSources, RenderEngine } from "./renderEngine.ts";
+import type { IslandSources, PropsValidator, RenderEngine, ServerBundle } from "./renderEngine.ts";
 import { WorkerRenderer } from "./workerRenderer.ts";
 
-export type { IslandSources, ServerBundle } from "./renderEngine.ts";
+export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";
 export { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
 
 export interface IslandOptions {
@@ -69,6 +69,8 @@ export class IslandRenderer {
    * saves compiling the schema again on every render.
    */
   readonly #schemas = new WeakMap<object, ComponentMetadata["props"]>();
+  /** The container's fixed parts per bundle version (see `render`), by strategy and API base. */
+  readonly #frames = new WeakMap<ServerBundle, Map<string | undefined, Map<string, Frame>>>();
 
   constructor(sources: IslandSources, options: IslandRendererOptions = {}) {
     this.#sources = sources;
@@ -90,7 +92,8 @@ export class IslandRenderer {
   }
 
   /**
-   * The island of `name` with `props`.
+   * The island of `name` with `props`. A warm render — both bundles and the schema at hand and
+   * fresh, nothing to wait for in the render — runs start to end without awaiting anything.
    * @throws InvalidPropsError (props not an object, or failing `schema.json`), RenderError,
    * RenderTimeoutError, and what loading the component throws (not found, bundle error)
    */
@@ -98,13 +101,26 @@ export class IslandRenderer {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
     }
-    const [own, metadata, validate] = await Promise.all([
-      this.#sources.serverBundle(name),
-      this.#sources.metadata(name),
-      this.#engine.prepare(name),
-    ]);
+    const atHand = this.#sources.atHand?.(name);
+    const ready = this.#engine.prepare(name);
+    let own: ServerBundle;
+    let metadata: ComponentMetadata;
+    let validate: PropsValidator;
+    if (atHand !== undefined && !(ready instanceof Promise)) {
+      own = atHand.bundle;
+      metadata = atHand.metadata;
+      validate = ready;
+    } else {
+      [own, metadata, validate] = await Promise.all([
+        this.#sources.serverBundle(name),
+        this.#sources.metadata(name),
+        ready,
+      ]);
+    }
     const checked = props as Record<string, unknown>;
-    const issues = validate(this.#schemaOf(metadata), checked);
+    // Metadata at hand is the same object while unchanged, its schema too.
+    const schema = atHand?.metadata === metadata ? metadata.props : this.#schemaOf(metadata);
+    const issues = validate(schema, checked);
     if (issues.length > 0) {
       throw new InvalidPropsError(
         name,
@@ -113,44 +129,59 @@ export class IslandRenderer {
     }
     const apiBase =
       options.apiBase === undefined ? this.#apiBase : options.apiBase.replace(/\/+$/, "");
-    const { html, styles, loaded, bundles } = await this.#engine.render({
-      name,
-      props: checked,
-      own,
-      metadata,
-      apiBase,
-    });
-
-    let open = ` ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}="${escapeHtml(JSON.stringify(props))}" ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(options.hydrate ?? DEFAULT_HYDRATE)}"`;
+    const rendering = this.#engine.render({ name, props: checked, own, metadata, apiBase });
+    const { html, styles, loaded, bundles } =
+      rendering instanceof Promise ? await rendering : rendering;
+    // The container's parts that do not change with the props, kept per bundle version when
+    // the bundle object is the handler set's own (at hand): built once, not per render.
+    const frame =
+      atHand?.bundle === own
+        ? this.#frameOf(name, own, options, apiBase)
+        : createFrame(name, own, options, apiBase);
+    // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
+    const style =
+      styles === ""
+        ? ""
+        : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
+    const escapedProps = escapeHtml(JSON.stringify(props));
+    // It loaded no other component (each one loaded has its server bundle here).
+    if (bundles.size === 1) {
+      return `${frame.links}${style}${frame.open}${escapedProps}${frame.attributes}${frame.api}>${html}</div>`;
+    }
+    // Other components rendered inside: the island lists them and links their stylesheets.
     let deps: Record<string, string> | undefined;
     for (const other in loaded) {
       if (other === name) continue;
       deps ??= {};
       deps[other] = loaded[other] as string;
     }
-    if (deps !== undefined)
-      open += ` ${ISLAND_ATTRIBUTES.deps}="${escapeHtml(JSON.stringify(deps))}"`;
-    if (options.apiBase !== undefined) open += ` data-svc-api="${escapeHtml(options.apiBase)}"`;
-    // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
-    const style =
-      styles === ""
-        ? ""
-        : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
-    // The stylesheets of every component it rendered (each file once, in the order they were
-    // loaded), linked before it: the HTML is styled before any script runs, under a CSP of
-    // `style-src 'self'` (the files are content-addressed: their names change with their bytes).
-    let links = "";
-    if (own.stylesheets.length > 0 || bundles.size > 1) {
-      const sheets = new Set<string>();
-      for (const [component, bundle] of bundles) {
-        if (component !== name && !Object.hasOwn(loaded, component)) continue;
-        for (const sheet of bundle.stylesheets) sheets.add(sheet);
-      }
-      for (const sheet of sheets) {
-        links += `<link rel="stylesheet" href="${escapeHtml(`${apiBase}/bundles/${sheet}`)}" data-svc-css="${escapeHtml(name)}">`;
-      }
+    const list =
+      deps === undefined ? "" : ` ${ISLAND_ATTRIBUTES.deps}="${escapeHtml(JSON.stringify(deps))}"`;
+    const links = linksOf(name, own, bundles, loaded, apiBase);
+    return `${links}${style}${frame.open}${escapedProps}${frame.attributes}${list}${frame.api}>${html}</div>`;
+  }
+
+  #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, apiBase: string): Frame {
+    let byApiBase = this.#frames.get(own);
+    if (byApiBase === undefined) {
+      byApiBase = new Map();
+      this.#frames.set(own, byApiBase);
     }
-    return `${links}${style}<div${open}>${html}</div>`;
+    let byStrategy = byApiBase.get(options.apiBase);
+    if (byStrategy === undefined) {
+      // Bounded: API bases and strategies are few (a page's own choices).
+      if (byApiBase.size >= 16) byApiBase.clear();
+      byStrategy = new Map();
+      byApiBase.set(options.apiBase, byStrategy);
+    }
+    const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
+    let frame = byStrategy.get(hydrate);
+    if (frame === undefined) {
+      if (byStrategy.size >= 16) byStrategy.clear();
+      frame = createFrame(name, own, options, apiBase);
+      byStrategy.set(hydrate, frame);
+    }
+    return frame;
   }
 
   #schemaOf(metadata: ComponentMetadata): ComponentMetadata["props"] {
@@ -174,4 +205,57 @@ export class IslandRenderer {
   close(): Promise<void> {
     return this.#engine.close();
   }
+}
+
+/** What an island's container holds besides its props, its dependencies and its HTML. */
+interface Frame {
+  /** The stylesheet links of the component alone (nothing else rendered inside). */
+  links: string;
+  /** `<div` and the attributes before the props' value, up to its opening quote. */
+  open: string;
+  /** From the props' closing quote to the strategy, inclusive. */
+  attributes: string;
+  /** `data-svc-api`, when the island names its API base. */
+  api: string;
+}
+
+function createFrame(
+  name: ComponentName,
+  own: ServerBundle,
+  options: IslandOptions,
+  apiBase: string,
+): Frame {
+  const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
+  return {
+    links: linksOf(name, own, new Map([[name, own]]), {}, apiBase),
+    open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}="`,
+    attributes: `" ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
+    api: options.apiBase === undefined ? "" : ` data-svc-api="${escapeHtml(options.apiBase)}"`,
+  };
+}
+
+/**
+ * The stylesheets of every component the island rendered (each file once, in the order they
+ * were loaded), linked before it: the HTML is styled before any script runs, under a CSP of
+ * `style-src 'self'` (the files are content-addressed: their names change with their bytes).
+ */
+function linksOf(
+  name: ComponentName,
+  own: ServerBundle,
+  bundles: ReadonlyMap<string, ServerBundle>,
+  loaded: Readonly<Record<string, string>>,
+  apiBase: string,
+): string {
+  let links = "";
+  if (own.stylesheets.length > 0 || bundles.size > 1) {
+    const sheets = new Set<string>();
+    for (const [component, bundle] of bundles) {
+      if (component !== name && !Object.hasOwn(loaded, component)) continue;
+      for (const sheet of bundle.stylesheets) sheets.add(sheet);
+    }
+    for (const sheet of sheets) {
+      links += `<link rel="stylesheet" href="${escapeHtml(`${apiBase}/bundles/${sheet}`)}" data-svc-css="${escapeHtml(name)}">`;
+    }
+  }
+  return links;
 }

@@ -23,6 +23,18 @@ export interface ServerBundle {
 export interface IslandSources {
   serverBundle(name: ComponentName): Promise<ServerBundle>;
   metadata(name: ComponentName): Promise<ComponentMetadata>;
+  /**
+   * Both at once, without waiting, when they are at hand and fresh by the handler set's own
+   * checks (undefined otherwise: then the two above are asked). While nothing changes, the
+   * very same objects each time, so the renderer can keep what it derives from them.
+   */
+  atHand?(name: ComponentName): IslandSource | undefined;
+}
+
+/** A component's server bundle and metadata (see {@link IslandSources.atHand}). */
+export interface IslandSource {
+  bundle: ServerBundle;
+  metadata: ComponentMetadata;
 }
 
 /** Checks props against a component's `schema.json` (`@svc/react`'s `validateProps`). */
@@ -44,7 +56,7 @@ export interface Rendered {
   /** CSS-in-JS rules the render made (goober's), for a `<style>` before the island. */
   styles: string;
   /** The browser bundle hash of every component the render loaded, the island's own too. */
-  loaded: Record<string, string>;
+  loaded: Readonly<Record<string, string>>;
   /** The server bundle of every component it loaded, by name: their stylesheets are linked. */
   bundles: ReadonlyMap<string, ServerBundle>;
 }
@@ -56,7 +68,10 @@ export interface RenderEngine {
    * @throws RenderSetupError when a package rendering needs is not installed
    */
   prepare(name: ComponentName): PropsValidator | Promise<PropsValidator>;
-  /** @throws RenderError, RenderTimeoutError, and what loading a nested component throws */
-  render(job: RenderJob): Promise<Rendered>;
+  /**
+   * The render's result, or a promise of it when the render waits.
+   * @throws RenderError, RenderTimeoutError, and what loading a nested component throws
+   */
+  render(job: RenderJob): Rendered | Promise<Rendered>;
   close(): Promise<void>;
 }

@@ -93,13 +93,35 @@ async function importAll(): Promise<Peers> {
 const renderSheet = new AsyncLocalStorage<{ data: string }>();
 
 /**
+ * The sheet of the synchronous render (`renderToString`) under way, if any: nothing else runs
+ * on this thread until it returns, so a variable set around it does what `renderSheet` does
+ * for `prerender`, which waits — without `AsyncLocalStorage.run`'s cost on every warm render.
+ */
+let syncSheet: { data: string } | undefined;
+
+/** `renderToString(element)`, goober's rules going to `sheet`. */
+function renderToSheet(
+  renderToString: Peers["renderToString"],
+  element: Parameters<Peers["renderToString"]>[0],
+  sheet: { data: string },
+): string {
+  const outer = syncSheet;
+  syncSheet = sheet;
+  try {
+    return renderToString(element);
+  } finally {
+    syncSheet = outer;
+  }
+}
+
+/**
  * goober as server bundles get it: the rules a render's components make go to that render's
  * own sheet (goober's target, found through the render's async context), never to goober's one
  * global server sheet, which only grows and which concurrent renders would share. Outside a
  * render (a module's top level), rules go to a sheet that is dropped.
  */
 function perRenderGoober(goober: typeof import("goober")): typeof import("goober") {
-  const sheet = () => renderSheet.getStore() ?? { data: "" };
+  const sheet = () => syncSheet ?? renderSheet.getStore() ?? { data: "" };
   const css = (flags: object) =>
     function (this: object | undefined, ...args: unknown[]) {
       return (goober.css as (...a: unknown[]) => string).apply(
@@ -226,6 +248,8 @@ export interface TreeRender {
    * Default: true. (False in tests, to compare both.)
    */
   bare?: boolean;
+  /** It was rendered alone already, and threw (see {@link renderAlone}): do not try again. */
+  triedAlone?: boolean;
 }
 
 /** What a render gives back. */
@@ -254,6 +278,8 @@ const BOUNDARY_END = "<!--/$-->";
  * boundary, not inside it, and the browser hydrates the boundary's content only. Attribute
  * values and text are escaped (`&gt;`, `&lt;`), so none of them holds a `>` or `<` of its own.
  */
+/** How each of {@link LEADING_HINTS} starts. */
+const HINT_START = /^<(?:link |meta |title>|script )/;
 const LEADING_HINTS =
   /^(?:<link (?![^>]*rel="stylesheet")[^>]*>|<link [^>]*data-precedence="[^>]*>|<meta (?![^>]*itemProp=)[^>]*>|<title>[^<]*<\/title>|<script async=""[^>]*><\/script>)*/;
 
@@ -274,35 +300,21 @@ const LEADING_HINTS =
  *   which waits for what it asked for (the same query client, so nothing is asked twice) and
  *   reports what it threw. A version that loaded another component goes there at once next
  *   time.
+ *
+ * The first two are synchronous, and return the result itself, not a promise: a warm render
+ * waits for nothing.
  */
-export async function renderTree(peers: Peers, render: TreeRender): Promise<TreeRendered> {
-  const { createElement, prerender, renderToString, QueryClient, svc } = peers;
+export function renderTree(peers: Peers, render: TreeRender): TreeRendered | Promise<TreeRendered> {
+  const { createElement, QueryClient, svc } = peers;
   const { name, own, props } = render;
-  const loaded = new Map<string, Evaluated>([[name, own]]);
-  let sheet = { data: "" };
+  const loaded = new Map<string, Evaluated>().set(name, own);
+  const sheet = { data: "" };
   /** It was tried alone and failed: if the tree renders, it needs the tree. */
-  let needsTree = false;
-  if (
-    own.bare !== false &&
-    render.bare !== false &&
-    (render.metadata as ComponentMetadata | undefined)?.dependencies?.length === 0
-  ) {
-    try {
-      const component = own.bundle.module.default as Parameters<typeof createElement>[0];
-      const html = renderSheet.run(sheet, () =>
-        renderToString(createElement(component, props as never)),
-      );
-      own.bare = true;
-      const hints = LEADING_HINTS.exec(html)?.[0] ?? "";
-      return {
-        html: hints + BOUNDARY_START + html.slice(hints.length) + BOUNDARY_END,
-        styles: sheet.data,
-        loaded,
-      };
-    } catch {
-      needsTree = true;
-      sheet = { data: "" };
-    }
+  let needsTree = render.triedAlone === true;
+  if (!needsTree && render.bare !== false && mayRenderAlone(own, render.metadata)) {
+    const alone = renderAlone(peers, own, props);
+    if (alone !== undefined) return { html: alone.html, styles: alone.styles, loaded };
+    needsTree = true;
   }
   /** The render asked for another component or metadata: it suspended. */
   let asked = false;
@@ -338,14 +350,26 @@ export async function renderTree(peers: Peers, render: TreeRender): Promise<Tree
     createElement(svc.ServerComponent, { name, props }),
   );
   if (!own.suspends) {
-    const html = renderSheet.run(sheet, () => renderToString(tree));
+    const html = renderToSheet(peers.renderToString, tree, sheet);
     if (!CLIENT_RENDERED.test(html)) {
       if (needsTree) own.bare = false;
       return { html, styles: sheet.data, loaded };
     }
     own.suspends = asked;
-    sheet = { data: "" };
   }
+  // What that render wrote is dropped with it: `prerender` collects anew.
+  return prerenderTree(peers, render, tree, needsTree, loaded);
+}
+
+/** The rest of {@link renderTree} when the tree has to wait: `prerender`, which waits. */
+async function prerenderTree(
+  { prerender }: Peers,
+  render: TreeRender,
+  tree: ReturnType<Peers["createElement"]>,
+  needsTree: boolean,
+  loaded: Map<string, Evaluated>,
+): Promise<TreeRendered> {
+  const sheet = { data: "" };
   const signal = render.waits();
   let failure: unknown;
   const result = await renderSheet.run(sheet, () =>
@@ -358,8 +382,45 @@ export async function renderTree(peers: Peers, render: TreeRender): Promise<Tree
   );
   if (failure !== undefined) throw failure;
   const html = await new Response(result.prelude).text();
-  if (needsTree) own.bare = false;
+  if (needsTree) render.own.bare = false;
   return { html, styles: sheet.data, loaded };
+}
+
+/**
+ * Whether `own` may be rendered alone, without svc's tree (see {@link renderTree}): it names no
+ * other component (`metadata.dependencies`), and rendering this version alone has not failed
+ * where the tree succeeded.
+ */
+export function mayRenderAlone(own: Evaluated, metadata: unknown): boolean {
+  return (
+    own.bare !== false && (metadata as ComponentMetadata | undefined)?.dependencies?.length === 0
+  );
+}
+
+/**
+ * `own` rendered alone, as svc's tree renders it (see {@link renderTree}); undefined when it
+ * threw: then it is rendered in the tree, which says why if it throws there too.
+ */
+export function renderAlone(
+  { createElement, renderToString }: Peers,
+  own: Evaluated,
+  props: Record<string, unknown>,
+): { html: string; styles: string } | undefined {
+  const sheet = { data: "" };
+  let html: string;
+  try {
+    const component = own.bundle.module.default as Parameters<typeof createElement>[0];
+    html = renderToSheet(renderToString, createElement(component, props as never), sheet);
+  } catch {
+    return undefined;
+  }
+  own.bare = true;
+  // Most components start with an element of their own: no hint to look for.
+  const hints = HINT_START.test(html) ? (LEADING_HINTS.exec(html)?.[0] ?? "") : "";
+  return {
+    html: hints + BOUNDARY_START + html.slice(hints.length) + BOUNDARY_END,
+    styles: sheet.data,
+  };
 }
 
 /** Why a render failed. */

@@ -1,0 +1,280 @@
+import { format, ucs2length } from "@cfworker/json-schema";
+
+/**
+ * The fast path of `validateProps`: a schema compiled once into closures that answer, for one
+ * set of props, whether @cfworker/json-schema's interpreter would find no error at all. True
+ * only then; false when it would find one, would throw (a function or `undefined` where it
+ * looks): `validateProps` then runs the interpreter, so every message comes from it, unchanged. Closures, no code
+ * generation: CSP-safe like the interpreter. A schema using any keyword not handled here gets
+ * no fast path (`undefined`), and is always interpreted.
+ *
+ * Each check below mirrors the interpreter's own expression for its keyword (`validate.js` of
+ * @cfworker/json-schema 4), so NaN, Infinity and code-point lengths come out the same.
+ */
+export type PropsCheck = (
+  props: Readonly<Record<string, unknown>>,
+  required: readonly string[],
+) => boolean;
+
+export type Draft = "4" | "7" | "2019-09" | "2020-12";
+
+type Check = (value: unknown) => boolean;
+
+/** Keywords that never make a value invalid. */
+const ANNOTATIONS = new Set([
+  "$schema",
+  "$comment",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
+
+const KEYWORDS = new Set([
+  ...ANNOTATIONS,
+  "type",
+  "enum",
+  "const",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "items",
+  "minItems",
+  "maxItems",
+  "properties",
+  "required",
+  "additionalProperties",
+]);
+
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+/** Not compilable: the schema is interpreted. */
+class Unsupported extends Error {}
+
+/**
+ * The fast check of a props schema as `validateProps` hands it to the interpreter (its own
+ * `type: "object"`, `required` checked by `validateProps` itself), or undefined.
+ */
+export function compilePropsCheck(
+  schema: Readonly<Record<string, unknown>>,
+  draft: Draft,
+): PropsCheck | undefined {
+  try {
+    for (const key of Object.keys(schema)) {
+      if (
+        !ANNOTATIONS.has(key) &&
+        !["type", "properties", "required", "additionalProperties"].includes(key)
+      ) {
+        return undefined;
+      }
+    }
+    const properties = compileProperties(schema.properties, draft);
+    const additional =
+      schema.additionalProperties === undefined
+        ? undefined
+        : compileSchema(schema.additionalProperties, draft);
+    return (props, required) => {
+      // As `validateProps`: a schema without properties or required ones constrains nothing.
+      if (properties.length === 0 && required.length === 0) return true;
+      // `validateProps` compares props as JSON would carry them: an own enumerable key whose
+      // value is not undefined, `ref` left out.
+      for (let i = 0; i < required.length; i++) {
+        const key = required[i] as string;
+        if (key === "ref" || props[key] === undefined || !isEnumerable.call(props, key)) {
+          return false;
+        }
+      }
+      for (let i = 0; i < properties.length; i += 2) {
+        const key = properties[i] as string;
+        if (key === "ref" || !isEnumerable.call(props, key)) continue;
+        const value = props[key];
+        if (value !== undefined && !(properties[i + 1] as Check)(value)) return false;
+      }
+      if (additional !== undefined) {
+        for (const key in props) {
+          // Inherited keys are not in the copy of the props the interpreter checks.
+          if (!Object.hasOwn(props, key)) continue;
+          const value = props[key];
+          if (value === undefined || key === "ref" || hasProperty(properties, key)) continue;
+          if (!additional(value)) return false;
+        }
+      }
+      return true;
+    };
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+/** `properties` as a flat list, key then check: cheaper to walk than a Map. */
+function compileProperties(properties: unknown, draft: Draft): (string | Check)[] {
+  if (properties === undefined) return [];
+  if (!isObject(properties)) throw new Unsupported();
+  const list: (string | Check)[] = [];
+  for (const [key, schema] of Object.entries(properties)) {
+    // Assigning `__proto__` to the interpreter's copy of the props would not make a property.
+    if (key === "__proto__") throw new Unsupported();
+    list.push(key, compileSchema(schema, draft));
+  }
+  return list;
+}
+
+function hasProperty(properties: readonly (string | Check)[], key: string): boolean {
+  for (let i = 0; i < properties.length; i += 2) if (properties[i] === key) return true;
+  return false;
+}
+
+function compileSchema(schema: unknown, draft: Draft): Check {
+  if (schema === true) return () => true;
+  if (schema === false) return () => false;
+  if (!isObject(schema)) throw new Unsupported();
+  for (const key of Object.keys(schema)) if (!KEYWORDS.has(key)) throw new Unsupported();
+  const s = schema as Record<string, unknown>;
+  const type = s.type;
+  if (
+    type !== undefined &&
+    typeof type !== "string" &&
+    !(Array.isArray(type) && type.every((t) => typeof t === "string"))
+  ) {
+    throw new Unsupported();
+  }
+  const types = Array.isArray(type) ? (type as string[]) : undefined;
+  const constant = s.const;
+  if (typeof constant === "object" && constant !== null) throw new Unsupported();
+  const choices = s.enum;
+  if (
+    choices !== undefined &&
+    !(Array.isArray(choices) && choices.every((c) => typeof c !== "object" || c === null))
+  ) {
+    throw new Unsupported();
+  }
+  const minimum = numberOrUndefined(s.minimum);
+  const maximum = numberOrUndefined(s.maximum);
+  // Draft 4's boolean `exclusiveMinimum` changes `minimum`: not handled.
+  if (draft === "4" && (s.exclusiveMinimum !== undefined || s.exclusiveMaximum !== undefined)) {
+    throw new Unsupported();
+  }
+  const exclusiveMinimum = numberOrUndefined(s.exclusiveMinimum);
+  const exclusiveMaximum = numberOrUndefined(s.exclusiveMaximum);
+  const minLength = numberOrUndefined(s.minLength);
+  const maxLength = numberOrUndefined(s.maxLength);
+  let pattern: RegExp | undefined;
+  if (s.pattern !== undefined) {
+    if (typeof s.pattern !== "string") throw new Unsupported();
+    try {
+      pattern = new RegExp(s.pattern, "u");
+    } catch {
+      throw new Unsupported();
+    }
+  }
+  const formats = format as Record<string, (value: string) => boolean>;
+  if (s.format !== undefined && typeof s.format !== "string") throw new Unsupported();
+  // The interpreter looks the name up as `format[name]`, inherited names (`toString`) too.
+  if (typeof s.format === "string" && !Object.hasOwn(formats, s.format) && s.format in formats) {
+    throw new Unsupported();
+  }
+  const formatCheck = typeof s.format === "string" ? formats[s.format] : undefined;
+  // A list of schemas (a tuple) is not handled; one schema for every item is.
+  if (Array.isArray(s.items)) throw new Unsupported();
+  const items = s.items === undefined ? undefined : compileSchema(s.items, draft);
+  const minItems = numberOrUndefined(s.minItems);
+  const maxItems = numberOrUndefined(s.maxItems);
+  const required = s.required;
+  if (
+    required !== undefined &&
+    !(Array.isArray(required) && required.every((r) => typeof r === "string"))
+  ) {
+    throw new Unsupported();
+  }
+  const requiredKeys = (required ?? []) as string[];
+  const properties = compileProperties(s.properties, draft);
+  const additional =
+    s.additionalProperties === undefined ? undefined : compileSchema(s.additionalProperties, draft);
+
+  return (value) => {
+    const raw = typeof value;
+    let kind: string;
+    if (raw === "string" || raw === "number" || raw === "boolean") kind = raw;
+    else if (raw === "object")
+      kind = value === null ? "null" : Array.isArray(value) ? "array" : "object";
+    else return false; // the interpreter throws: let it say so
+    if (types !== undefined) {
+      let valid = false;
+      for (const t of types) {
+        if (
+          kind === t ||
+          (t === "integer" &&
+            kind === "number" &&
+            (value as number) % 1 === 0 &&
+            !Number.isNaN(value))
+        ) {
+          valid = true;
+          break;
+        }
+      }
+      if (!valid) return false;
+    } else if (type === "integer") {
+      if (kind !== "number" || (value as number) % 1 || Number.isNaN(value)) return false;
+    } else if (type !== undefined && kind !== type) {
+      return false;
+    }
+    if (constant !== undefined && value !== constant) return false;
+    if (choices !== undefined && !(choices as unknown[]).some((c) => value === c)) return false;
+    if (kind === "object") {
+      const object = value as Record<string, unknown>;
+      for (const key of requiredKeys) if (!Object.hasOwn(object, key)) return false;
+      for (let i = 0; i < properties.length; i += 2) {
+        const key = properties[i] as string;
+        if (Object.hasOwn(object, key) && !(properties[i + 1] as Check)(object[key])) return false;
+      }
+      if (additional !== undefined) {
+        // Inherited enumerable keys included, as the interpreter's `for…in`.
+        for (const key in object) {
+          if (hasProperty(properties, key) && Object.hasOwn(object, key)) continue;
+          if (!additional(object[key])) return false;
+        }
+      }
+    } else if (kind === "array") {
+      const array = value as unknown[];
+      if (maxItems !== undefined && array.length > maxItems) return false;
+      if (minItems !== undefined && array.length < minItems) return false;
+      if (items !== undefined) {
+        for (let i = 0; i < array.length; i++) if (!items(array[i])) return false;
+      }
+    } else if (kind === "number") {
+      const number = value as number;
+      if (minimum !== undefined && number < minimum) return false;
+      if (maximum !== undefined && number > maximum) return false;
+      if (exclusiveMinimum !== undefined && number <= exclusiveMinimum) return false;
+      if (exclusiveMaximum !== undefined && number >= exclusiveMaximum) return false;
+    } else if (kind === "string") {
+      const string = value as string;
+      if (minLength !== undefined || maxLength !== undefined) {
+        const length = ucs2length(string);
+        if (minLength !== undefined && length < minLength) return false;
+        if (maxLength !== undefined && length > maxLength) return false;
+      }
+      if (pattern !== undefined && !pattern.test(string)) return false;
+      if (formatCheck !== undefined && !formatCheck(string)) return false;
+    }
+    return true;
+  };
+}
+
+function numberOrUndefined(value: unknown): number | undefined {
+  if (value === undefined || typeof value === "number") return value;
+  throw new Unsupported();
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
