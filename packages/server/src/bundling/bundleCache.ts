@@ -109,7 +109,7 @@ export class BundleCache {
   /**
    * The current bundle of `component` when it is cached and unchanged, else undefined:
    * synchronously when checked by stats (this turn, or now), or — when its watches vouch for
-   * it — once the turn's poll phase is over (see `dirWatches.ts`).
+   * it — once a whole poll phase after the question has run (see `dirWatches.ts`).
    */
   current(component: Component): CachedBundle | Promise<CachedBundle | undefined> | undefined {
     const entry = this.#cached(component);
@@ -207,7 +207,8 @@ export class BundleCache {
     // Set before the stat check that confirms them: a change in between is seen by the stats.
     if (entry.watch === undefined) entry.watch = watchRecord(entry.inputs.interests()) ?? null;
     entry.watch?.mark();
-    if (!entry.inputs.isFresh()) return false;
+    // Confirming watches, the stats must be taken after the mark, not shared from earlier.
+    if (!entry.inputs.isFresh(entry.watch === null)) return false;
     entry.watch?.confirm();
     return true;
   }

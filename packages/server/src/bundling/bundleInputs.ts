@@ -206,17 +206,22 @@ export class BundleInputs {
     }));
   }
 
-  /** Whether every recorded path is as it was. Stats are shared within a turn of the loop. */
-  isFresh(): boolean {
-    for (const { path, link, compare, stamp } of this.#watched) {
-      const now = memoStamp(path, link);
-      if (compare === "identity" ? !sameIdentity(now, stamp) : !sameStamp(now, stamp)) {
+  /**
+   * Whether every recorded path is as it was. Stats are shared within a turn of the loop, unless
+   * `shared` is false: a check that confirms watches must see the files as they are now (a stat
+   * taken earlier in the turn may predate the watches).
+   */
+  isFresh(shared = true): boolean {
+    const stamp = shared ? memoStamp : stampOf;
+    for (const { path, link, compare, stamp: then } of this.#watched) {
+      const now = stamp(path, { link });
+      if (compare === "identity" ? !sameIdentity(now, then) : !sameStamp(now, then)) {
         return false;
       }
     }
     for (const group of this.#absent) {
       // The directory first: an entry made after this stat changes it again.
-      const dir = memoStamp(group.dir, false);
+      const dir = stamp(group.dir, {});
       if (sameStamp(dir, group.stamp)) continue;
       // Stat afresh, not from the turn's memo: these must be looked at after the directory.
       for (const { path, link } of group.paths) {
@@ -461,7 +466,7 @@ function collectStamp(path: string, link: boolean): FileStamp | undefined {
 let memoTurn = -1;
 const memo = new Map<string, FileStamp | null>();
 
-function memoStamp(path: string, link: boolean): FileStamp | undefined {
+function memoStamp(path: string, { link = false }: { link?: boolean }): FileStamp | undefined {
   const turn = currentTurn();
   if (turn !== memoTurn) {
     memo.clear();

@@ -193,6 +193,27 @@ describe.runIf(process.platform === "linux")("dev cache: directory watches", () 
     local?.release();
   });
 
+  it("are confirmed by stats taken after them, not by ones shared from earlier in the turn", async () => {
+    const files = {
+      "components/card/index.tsx": `import { value } from "../../shared/value";\nexport default () => value;\n`,
+      "shared/value.ts": value("one"),
+    };
+    const t = setup(files);
+    // A second handler set's cache, checking by stats alone: it shares its stats within a turn.
+    const statsOnly = new BundleCache(countingBundler(), { watch: false });
+    settleWrites();
+    await t.code();
+    await statsOnly.get(t.component());
+    await nextTurn();
+    // In one turn: a stat of shared/value.ts, then an edit, then the first check that sets the
+    // watches (which cannot hear an edit made before them).
+    expect(statsOnly.peek(t.component())).toBeDefined();
+    writeFileSync(join(t.root, "shared/value.ts"), value("two"));
+    t.cache.peek(t.component());
+    await nextTurn();
+    expect(await t.code()).toContain("two");
+  });
+
   it("are let go with the bundles that hold them", async () => {
     const files: Record<string, string> = {};
     for (const name of ["a", "b", "c"]) {
