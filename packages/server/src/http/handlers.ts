@@ -409,8 +409,18 @@ export function createHandlers(
     },
     getBundle(name) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
-      const bundle: Promise<BundleResult> = prebuilt?.read(name) ?? liveBundle(name, true);
-      return told(name, bundle).then(withPreloads);
+      const fromBuild = prebuilt?.read(name);
+      if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
+      // A warm bundle its watches vouch for: one step after the poll phase, not the whole
+      // lookup (a known name, a cached bundle; anything else goes the long way).
+      const component = registry.get(name);
+      const now = component === undefined ? undefined : cache.current(component);
+      if (now instanceof Promise && observers.size === 0) {
+        return now.then((hit) =>
+          hit === undefined ? liveBundle(name, true).then(withPreloads) : withPreloads(hit),
+        );
+      }
+      return told(name, liveBundle(name, true)).then(withPreloads);
     },
     peekBundle(name) {
       if (staticMode) return undefined;
