@@ -9,13 +9,13 @@
  */
 import { join } from "node:path";
 import { build, ComponentRegistry, renderImportMap, silentLogger } from "@svc/server";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMPONENTS, LATENCY, type Timing, timed } from "./composition.ts";
 import {
   buildLoaderOnce,
   launchBrowser,
   makeTempDir,
-  openPage,
   removeDir,
   startTestServer,
   type TestServer,
@@ -23,104 +23,8 @@ import {
   writeFiles,
 } from "./helpers.ts";
 
-const LATENCY = 100;
 const NONCE = "pr3l0adN0nce";
 const CSP = `script-src 'self' 'nonce-${NONCE}'; object-src 'none'`;
-
-/** A component that notes when its module was evaluated, and renders `inner`. */
-const component = (name: string, imports: string, body: string, inner: string) =>
-  `${imports}\n` +
-  `const w = window as unknown as { evaluated?: Record<string, number> };\n` +
-  `(w.evaluated ??= {})[${JSON.stringify(name)}] = performance.now();\n` +
-  `export default function Component() {\n  ${body}\n  return <span id="${name}">${name} ${inner}</span>;\n}\n`;
-
-const COMPONENTS: Record<string, string> = {
-  "a/index.tsx": component(
-    "a",
-    'import { useComponent } from "@svc/react";',
-    'const B = useComponent("b");',
-    "<B />",
-  ),
-  "b/index.tsx": component(
-    "b",
-    'import { ServerComponent } from "@svc/react";',
-    "",
-    '<ServerComponent name="c" />',
-  ),
-  "c/index.tsx": component("c", "", "", ""),
-  "x/index.tsx": component(
-    "x",
-    'import { useComponent } from "@svc/react";',
-    'const Y = useComponent(["y"].join(""));',
-    "<Y />",
-  ),
-  "y/index.tsx": component(
-    "y",
-    'import { ServerComponent } from "@svc/react";',
-    'const z = ["z"][0] as string;',
-    "<ServerComponent name={z} />",
-  ),
-  "z/index.tsx": component("z", "", "", ""),
-};
-
-function recordRenders(page: Page) {
-  return page.addInitScript(() => {
-    const rendered: Record<string, number> = {};
-    (window as unknown as { rendered: typeof rendered }).rendered = rendered;
-    new MutationObserver(() => {
-      for (const id of ["a", "b", "c", "x", "y", "z"]) {
-        if (rendered[id] === undefined && document.getElementById(id)) {
-          rendered[id] = performance.now();
-        }
-      }
-    }).observe(document, { subtree: true, childList: true });
-  });
-}
-
-interface Timing {
-  requests: Record<string, { start: number; end: number }>;
-  /** How many times each bundle was fetched (preload and import must be one request). */
-  fetches: Record<string, number>;
-  evaluated: Record<string, number>;
-  rendered: Record<string, number>;
-}
-
-async function timed(browser: Browser, url: string, last: string): Promise<Timing> {
-  const { context, page, errors } = await openPage(browser);
-  try {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: LATENCY,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
-    await recordRenders(page);
-    await page.goto(url);
-    await page.waitForSelector(`#${last}`, { timeout: 20_000 });
-    expect(errors).toEqual([]);
-    return await page.evaluate(() => {
-      const requests: Record<string, { start: number; end: number }> = {};
-      const fetches: Record<string, number> = {};
-      for (const entry of performance.getEntriesByType("resource")) {
-        const file = /\/([a-z])(?:\.[0-9a-f]+)?\.js$/.exec(new URL(entry.name).pathname)?.[1];
-        const timing = entry as PerformanceResourceTiming;
-        if (file !== undefined && /bundles\//.test(entry.name)) {
-          requests[file] = { start: timing.startTime, end: timing.responseEnd };
-          fetches[file] = (fetches[file] ?? 0) + 1;
-        }
-      }
-      const w = window as unknown as {
-        evaluated: Record<string, number>;
-        rendered: Record<string, number>;
-      };
-      return { requests, fetches, evaluated: w.evaluated, rendered: w.rendered };
-    });
-  } finally {
-    await context.close();
-  }
-}
 
 /**
  * a, b and c fetched within `rounds` round trips of a's request, b and c started together (not

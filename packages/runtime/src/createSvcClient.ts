@@ -597,7 +597,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       const cached = metadata.get(name);
       if (cached !== undefined) return cached;
       const url = `${apiBase}${metadataPath(name)}`;
-      const promise = request(name, url).then(
+      // As urgent as the bundle it describes (a module script): in the import-map mode it names
+      // what to preload, and Chromium otherwise may hold a fetch back behind the page's scripts.
+      const promise = request(name, url, { priority: "high" }).then(
         (response) => response.json() as Promise<ComponentMetadata>,
       );
       remember(metadata, name, promise, promise);
