@@ -413,9 +413,9 @@ export function createHandlers(
       if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
       // A warm bundle its watches vouch for: one step after the poll phase, not the whole
       // lookup (a known name, a cached bundle; anything else goes the long way).
-      const component = registry.get(name);
+      const component = observers.size === 0 ? registry.get(name) : undefined;
       const now = component === undefined ? undefined : cache.current(component);
-      if (now instanceof Promise && observers.size === 0) {
+      if (now instanceof Promise) {
         return now.then((hit) =>
           hit === undefined ? liveBundle(name, true).then(withPreloads) : withPreloads(hit),
         );
