@@ -114,9 +114,7 @@ export class BundleCache {
   current(component: Component): CachedBundle | Promise<CachedBundle | undefined> | undefined {
     const entry = this.#cached(component);
     if (entry === undefined) return undefined;
-    if (entry.checkedTurn === currentTurn() || entry.watch?.quiet() !== true) {
-      return this.#hit(component);
-    }
+    if (!this.#leftToWatches(entry)) return this.#hit(component);
     return afterPoll().then(() => this.#vouched(component, entry));
   }
 
@@ -127,20 +125,16 @@ export class BundleCache {
    */
   ready(component: Component): CachedBundle | undefined {
     const entry = this.#cached(component);
-    if (entry === undefined) return undefined;
-    if (entry.checkedTurn !== currentTurn() && entry.watch?.quiet() === true) return undefined;
+    if (entry === undefined || this.#leftToWatches(entry)) return undefined;
     return this.#hit(component);
   }
 
   /**
-   * The current bundle of `component`, built or rebuilt when needed. `vouched`: a warm bundle
-   * its watches vouch for is answered after the poll phase ({@link current}) instead of after a
-   * stat check now — less work per request, one turn more per answer (for requests; a caller
-   * that asks many times in a row in one turn is better served by the stat check, made once).
+   * The current bundle of `component`, built or rebuilt when needed; a warm one after a stat
+   * check (once a turn). {@link current} is the request's way, which leaves it to the watches.
    */
-  async get(component: Component, options: { vouched?: boolean } = {}): Promise<CachedBundle> {
-    const now = options.vouched === true ? this.current(component) : this.#hit(component);
-    const hit = now instanceof Promise ? await now : now;
+  async get(component: Component): Promise<CachedBundle> {
+    const hit = this.#hit(component);
     if (hit !== undefined) return hit;
     const pending = this.#inflight.get(component.name);
     if (pending === undefined) return await this.#start(component);
@@ -178,6 +172,11 @@ export class BundleCache {
       return undefined;
     }
     return entry;
+  }
+
+  /** Whether `entry`, not checked this turn, is vouched for by its watches: answered after the poll. */
+  #leftToWatches(entry: Entry): boolean {
+    return entry.checkedTurn !== currentTurn() && entry.watch?.quiet() === true;
   }
 
   /** The cached entry of `component` if a stat check (this turn's, or one now) finds it fresh. */

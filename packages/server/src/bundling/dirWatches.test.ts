@@ -30,8 +30,12 @@ function setup(files: Record<string, string>, options: { links?: Record<string, 
     if (found === undefined) throw new Error(`no ${name}`);
     return found;
   };
-  const code = async (name = "card") =>
-    Buffer.from((await cache.get(component(name), { vouched: true })).code).toString("utf8");
+  // As a bundle request asks: vouched for by the watches when they can, else built.
+  const code = async (name = "card") => {
+    const now = cache.current(component(name));
+    const bundle = (now instanceof Promise ? await now : now) ?? (await cache.get(component(name)));
+    return Buffer.from(bundle.code).toString("utf8");
+  };
   return { root, cache, component, code, builds: () => bundler.builds };
 }
 

@@ -226,7 +226,8 @@ export function createHandlers(
     maxBytes: options.cacheMaxBytes,
     bundleOptions: { ...options.bundleOptions, target: "server" },
     buildTimeoutMs: options.buildTimeoutMs,
-    watch: options.watchFiles,
+    // Renders check by stats once a turn (many renders in a row): watches would go unused.
+    watch: false,
   });
   const schemas = new SchemaReader();
   const prebuilt =
@@ -349,7 +350,10 @@ export function createHandlers(
     },
   );
 
-  /** `vouched`: see `BundleCache.get` — for a bundle request, not for a render. */
+  /**
+   * `vouched`: a warm bundle its watches vouch for is answered after the poll phase
+   * (`BundleCache.current`), for a bundle request; a render checks by stats, once a turn.
+   */
   async function liveBundle(name: ComponentName, vouched = false): Promise<CachedBundle> {
     let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
