@@ -189,9 +189,11 @@ beforeAll(async () => {
   const packed = await run(process.execPath, [join(repo, "scripts/pack.ts")], repo);
   for (const line of packed.stdout.trim().split("\n")) {
     const file = join(repo, line);
-    const copy = join(work, "packs", file.split("/").pop() as string);
+    const base = file.split("/").pop() as string;
+    const copy = join(work, "packs", base);
     cpSync(file, copy);
-    const name = /svc-(\w+)-\d/.exec(copy)?.[1] as string;
+    // The file's own name: the work directory (svc-consumer-XXXXXX) can match too.
+    const name = /^svc-(\w+)-\d/.exec(base)?.[1] as string;
     tarballs.set(name, copy);
   }
   expect([...tarballs.keys()].sort()).toEqual([...PACKAGES].sort());
