@@ -31,6 +31,13 @@ export {
   type LiveEvent,
 } from "./events.ts";
 export {
+  formatImportTable,
+  IMPORT_TABLE_PREFIX,
+  type ImportRecord,
+  readImportTable,
+  type TabledModule,
+} from "./importTable.ts";
+export {
   DEFAULT_HYDRATE,
   type HydrateStrategy,
   ISLAND_ATTRIBUTES,

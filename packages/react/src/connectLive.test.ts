@@ -1,10 +1,14 @@
-import type { LiveEvent } from "@svc/protocol";
+import { formatImportTable, type LiveEvent } from "@svc/protocol";
 import { createSvcClient } from "@svc/runtime";
 import { QueryClient } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { componentQueryOptions } from "./componentQueryOptions.ts";
 import { connectLive } from "./connectLive.ts";
 import { svcQueryKeys } from "./queryKeys.ts";
+
+/** A bundle exporting `value`, with the import table the server writes (it imports nothing). */
+const bundleOf = (value: unknown) =>
+  `export default ${JSON.stringify(value)};\n${formatImportTable([], [{ n: "default" }])}`;
 
 /** A stand-in for the browser's EventSource: the test opens, feeds and drops connections. */
 class FakeEventSource {
@@ -57,7 +61,7 @@ function setup() {
       requested.push(url);
       const name = /bundles\/(\w+)/.exec(url)?.[1] ?? "";
       if (url.endsWith("/metadata")) return Response.json({ name, hash: versions[name] });
-      return new Response(`export default ${JSON.stringify(versions[name])};`);
+      return new Response(bundleOf(versions[name]));
     },
     importCode: async (code) => ({ default: /"(\w+)"/.exec(code)?.[1] }),
   });
@@ -131,7 +135,7 @@ describe("connectLive", () => {
     const { client, queryClient } = setup();
     const other = createSvcClient({
       apiBase: "/elsewhere",
-      fetch: async () => new Response('export default "theirs";'),
+      fetch: async () => new Response(bundleOf("theirs")),
       importCode: async () => ({ default: "theirs" }),
     });
     await queryClient.fetchQuery(componentQueryOptions("card", { client }));

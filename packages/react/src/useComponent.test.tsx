@@ -1,3 +1,4 @@
+import { formatImportTable } from "@svc/protocol";
 // @vitest-environment happy-dom
 import { type ComponentModule, createSvcClient, type SvcClient } from "@svc/runtime";
 import { QueryClient } from "@tanstack/react-query";
@@ -7,6 +8,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ServerComponent } from "./ServerComponent.ts";
 import { SvcProvider } from "./SvcProvider.ts";
 import { useComponent } from "./useComponent.ts";
+
+/** A bundle exporting `value`, with the import table the server writes (it imports nothing). */
+const bundleOf = (value: unknown) =>
+  `export default ${JSON.stringify(value)};\n${formatImportTable([], [{ n: "default" }])}`;
 
 afterEach(cleanup);
 
@@ -37,7 +42,7 @@ function clientFor(apiBase: string, components: Record<string, string>) {
       }
       const id = `${apiBase}:${name}`;
       modules.set(id, { default: () => <p data-testid={name}>{components[name]}</p> });
-      return new Response(`export default ${JSON.stringify(id)};`);
+      return new Response(bundleOf(id));
     },
     // The code arrives rewritten; the module is found by the id it carries.
     importCode: async (code) => modules.get(/"([^"]+)"/.exec(code)?.[1] ?? "") ?? {},

@@ -11,11 +11,15 @@ import {
 import type { ComponentModule } from "./importCode.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
 import { stylesheetsOf } from "./stylesheets.ts";
+import { withImportTable } from "./test/importTable.ts";
 
 // The browser paths (blob: import, real server) are covered in test/browser; here the
 // client's own rules run against an in-memory fetch, in Node.
 
-const BUNDLE = 'import { marker } from "react";\nexport default marker;\nexport const extra = 1;\n';
+/** A bundle as the server writes it: with its import table. */
+const BUNDLE = withImportTable(
+  'import { marker } from "react";\nexport default marker;\nexport const extra = 1;\n',
+);
 
 function importData(code: string): Promise<ComponentModule> {
   const base64 = btoa(String.fromCharCode(...new TextEncoder().encode(code)));
@@ -452,7 +456,7 @@ describe("createSvcClient: preloading", () => {
     evaluated.push(code);
     return importData(code);
   };
-  const bundle = (name: string) => `export default ${JSON.stringify(name)};\n`;
+  const bundle = (name: string) => withImportTable(`export default ${JSON.stringify(name)};\n`);
 
   it("fetches the bundles a response's Link header names at once, transitively and once each, without evaluating them", async () => {
     const server = fakeServer({

@@ -13,7 +13,12 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ExportNotFoundError, ModuleNotFoundError } from "./errors.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
-import { rewriteImports } from "./rewriteImports.ts";
+import { type RewriteImportsOptions, rewriteImports as rewriteBundle } from "./rewriteImports.ts";
+import { withImportTable } from "./test/importTable.ts";
+
+/** The rewriter, given each module with the import table the server writes into bundles. */
+const rewriteImports = (code: string, options: RewriteImportsOptions) =>
+  rewriteBundle(withImportTable(code), options);
 
 const value = (label: string) => Object.freeze({ label });
 

@@ -2,7 +2,18 @@ import * as esbuild from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BundleLoadError, ExportNotFoundError, isSvcError, ModuleNotFoundError } from "./errors.ts";
 import type { ModuleRegistry } from "./moduleRegistry.ts";
-import { rewriteImports, rewriteModule } from "./rewriteImports.ts";
+import {
+  type RewriteImportsOptions,
+  rewriteImports as rewriteBundle,
+  rewriteModule as rewriteBundleModule,
+} from "./rewriteImports.ts";
+import { withImportTable } from "./test/importTable.ts";
+
+// The code of these tests is given its import table, as the server gives every bundle.
+const rewriteImports = (code: string, options: RewriteImportsOptions) =>
+  rewriteBundle(withImportTable(code), options);
+const rewriteModule = (code: string, options: RewriteImportsOptions) =>
+  rewriteBundleModule(withImportTable(code), options);
 
 const EXTERNALS = [
   "react",
@@ -260,12 +271,31 @@ describe("rewriteImports", () => {
     expect(module.r).toEqual([modules.react.useState, 1, 2, modules.react]);
   });
 
-  it("refuses, never misreads, a quote in a comment after an import's first binding", () => {
-    // A known limit of the minimal lexer (es-module-lexer/minimal/js), which the loader ships
-    // for its size; esbuild writes no comments inside import statements.
-    const code = 'import R /* "x */, { useState } from "react";\nexport const r = [R, useState];\n';
-    expect(() => rewriteImports(code, { component: "q", modules })).toThrow(BundleLoadError);
-    expect(() => rewriteImports(code, { component: "q", modules })).toThrow(/could not be parsed/);
+  it("reads where imports stand from the bundle's import table, and cuts the table out", async () => {
+    const code = 'import { useState } from "react";\nexport const r = [useState];\n';
+    const tabled = withImportTable(code);
+    expect(tabled).toMatch(/\n\/\/# svcImports=\{.*\}\n$/);
+    const rewritten = rewriteBundle(tabled, { component: "t", modules, sourceURL: false });
+    expect(rewritten).not.toContain("svcImports");
+    expect((await evaluate(rewritten)).r).toEqual([modules.react.useState]);
+    // The table, not a lexer, decides: an import the table does not name is left alone.
+    const blind = `${code}//# svcImports={"v":1,"i":[],"x":["r"]}\n`;
+    expect(rewriteBundle(blind, { component: "t", modules, sourceURL: false })).toContain(
+      'import { useState } from "react"',
+    );
+  });
+
+  it("refuses a bundle without an import table, or with one that does not fit its code", () => {
+    const code = 'import { useState } from "react";\nexport const r = [useState];\n';
+    expect(() => rewriteBundle(code, { component: "q", modules })).toThrow(BundleLoadError);
+    expect(() => rewriteBundle(code, { component: "q", modules })).toThrow(/no import table/);
+    // The code changed after the table was written (a line added at the top).
+    const shifted = `const pad = 1;\n${withImportTable(code)}`;
+    expect(() => rewriteBundle(shifted, { component: "q", modules })).toThrow(/does not match/);
+    const garbled = `${code}//# svcImports={"v":1,"i":[[1,"x"]],"x":[]}\n`;
+    expect(() => rewriteBundle(garbled, { component: "q", modules })).toThrow(
+      /unreadable import table/,
+    );
   });
 
   it("leaves absolute URL imports to the browser", () => {

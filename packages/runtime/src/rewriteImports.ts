@@ -1,11 +1,12 @@
-import { type ExportSpecifier, type ImportSpecifier, parse } from "es-module-lexer/minimal/js";
+import { type ImportRecord, readImportTable } from "@svc/protocol";
 import { BundleLoadError, ExportNotFoundError, ModuleNotFoundError } from "./errors.ts";
 
-// `es-module-lexer/minimal/js` is the asm.js build of the minimal lexer: the default build
-// compiles WebAssembly, which a Content-Security-Policy without 'wasm-unsafe-eval' forbids,
-// and the full build (TypeScript syntax, classified exports) is 2.5× its size — 10 kB gzip
-// of the standalone loader. It reports where each import and re-export statement is; the
-// clause of a re-export is read here, as the clause of an import is.
+// The page lexes nothing: the server lexed each bundle with es-module-lexer's minimal build
+// when it built it, and wrote where every import and re-export statement stands into the
+// bundle's import table (`readImportTable` of the protocol). The clause of each statement is
+// read here, by a small grammar.
+
+type ImportSpecifier = ImportRecord;
 
 /** `ImportSpecifier.t`: the minimal build's numeric import types. */
 const STATIC = 1;
@@ -72,20 +73,10 @@ export function rewriteImports(code: string, options: RewriteImportsOptions): st
  * relative `.css` file for its effect only (`import "./card-3f2a9c0b1d4e.css";`, as svc
  * writes them) is removed and listed instead of failing.
  */
-export function rewriteModule(code: string, options: RewriteImportsOptions): RewrittenModule {
+export function rewriteModule(bundle: string, options: RewriteImportsOptions): RewrittenModule {
   const { component, modules } = options;
   const stylesheets: string[] = [];
-  let imports: readonly ImportSpecifier[];
-  let exports: readonly ExportSpecifier[];
-  try {
-    [imports, exports] = parse(code);
-  } catch (error) {
-    throw new BundleLoadError(
-      component,
-      `The bundle of component "${component}" could not be parsed: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
+  const { code, imports, exports } = readTable(bundle, component);
 
   const prefix = freeName(code, (n) => `__svc${n === 0 ? "" : n}$`);
   const prelude: string[] = [];
@@ -133,7 +124,7 @@ export function rewriteModule(code: string, options: RewriteImportsOptions): Rew
 
   // Names the module exports explicitly: an `export *` must not produce a duplicate of them.
   // (The minimal lexer reports no record for a bare `export *`, only for names.)
-  const explicitExports = new Set(exports.map((e) => e.n));
+  const explicitExports = new Set(exports);
   // The clause of each re-export statement, by its import record.
   const reexports = new Map<ImportSpecifier, Reexport>();
   for (const record of imports) {
@@ -301,6 +292,40 @@ export function rewriteModule(code: string, options: RewriteImportsOptions): Rew
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
   if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
   return { code: result, stylesheets };
+}
+
+/**
+ * The bundle's code without its import table, and the table, checked against the code: every
+ * statement it names starts with `import` or `export` where it says.
+ */
+function readTable(bundle: string, component: string) {
+  let tabled: ReturnType<typeof readImportTable>;
+  try {
+    tabled = readImportTable(bundle);
+  } catch (error) {
+    throw new BundleLoadError(
+      component,
+      `The bundle of component "${component}" has an unreadable import table: ${(error as Error).message}.`,
+      { cause: error },
+    );
+  }
+  if (tabled === undefined) {
+    throw new BundleLoadError(
+      component,
+      `The bundle of component "${component}" has no import table (the \`//# svcImports=\` line svc's server writes): serve it with @svc/server, or rebuild it with the same version of svc.`,
+    );
+  }
+  for (const record of tabled.imports) {
+    if (record.t === DYNAMIC) continue;
+    const keyword = tabled.code.slice(record.ss, record.ss + 6);
+    if (keyword !== "import" && keyword !== "export") {
+      throw new BundleLoadError(
+        component,
+        `The import table of component "${component}" does not match its code (no import at offset ${record.ss}): the bundle was changed after svc built it.`,
+      );
+    }
+  }
+  return tabled;
 }
 
 /** 11 characters each, the length of the `import.meta` they replace. */

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse } from "es-module-lexer";
+import { parse } from "es-module-lexer/minimal/js";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
@@ -36,7 +36,6 @@ describe("esbuildBundler", () => {
     const dir = writeTree(tree);
     const { code } = await esbuildBundler.bundle(component(dir, "card"));
     const text = Buffer.from(code).toString("utf8");
-    await (await import("es-module-lexer")).init;
     const [imports, exports] = parse(text);
     const specifiers = imports.map((i) => i.n);
     expect(specifiers.length).toBeGreaterThan(0);
@@ -93,7 +92,8 @@ describe("esbuildBundler", () => {
       file(join(dir, "card.js.map"), JSON.stringify(map)),
     );
     const text = Buffer.from(out.code).toString("utf8");
-    expect(text.startsWith("export default 1;\n//# sourceMappingURL=")).toBe(true);
+    // The code, its import table (see `readImportTable`), then the map.
+    expect(text).toMatch(/^export default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/);
     const rewritten = inlineMap(text) as { sources: string[]; sourceRoot?: string };
     expect(rewritten.sources).toEqual(["component://card/View.tsx"]);
     expect(rewritten.sourceRoot).toBeUndefined();
@@ -107,7 +107,7 @@ describe("esbuildBundler", () => {
       writeTree(
         {
           "src/uses_pkg/index.tsx":
-            'import { parse } from "es-module-lexer";\nexport default () => String(typeof parse);\n',
+            'import { parse } from "es-module-lexer/minimal/js";\nexport default () => String(typeof parse);\n',
         },
         inRepo,
       );

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileSafeName, SHARED_MODULES } from "@svc/protocol";
+import { fileSafeName, formatImportTable, SHARED_MODULES } from "@svc/protocol";
+import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError, type BundleErrorLocation } from "../errors.ts";
@@ -211,6 +212,8 @@ export function finishOutput(
   if (imports.length > 0) {
     parts.push(Buffer.from(stylesheetImports(imports)));
   }
+  if (options.server !== true)
+    parts.push(Buffer.from(importTableOf(component, Buffer.concat(parts))));
   if (map !== undefined) {
     const rewritten = rewriteSourceMap(
       component,
@@ -227,6 +230,22 @@ export function finishOutput(
   }
   const code = Buffer.concat(parts);
   return { code, hash: contentHash(code) };
+}
+
+/**
+ * The import table line of a browser bundle whose code (with its stylesheet imports) is
+ * `code`: where each import statement stands, so the page rewrites imports without a lexer.
+ */
+function importTableOf(component: Component, code: Uint8Array): string {
+  const text = Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString();
+  try {
+    const [imports, exports] = lexModule(text);
+    return formatImportTable(imports, exports);
+  } catch (error) {
+    throw new BundleError(component.name, [
+      { text: `esbuild's output could not be lexed: ${(error as Error).message}` },
+    ]);
+  }
 }
 
 /** One component's share of an esbuild run, as svc serves it. */

@@ -54,7 +54,9 @@ function originalPosition(mappings: string, line: number, column: number) {
   return found;
 }
 /** The code without its inline source map. */
-const js = (output: BundleOutput) => text(output.code).replace(/\/\/# sourceMappingURL=.*\n$/, "");
+/** The code of a bundle: without its source map and its import table. */
+const js = (output: BundleOutput) =>
+  text(output.code).replace(/\/\/# svcImports=.*\n(?:\/\/# sourceMappingURL=.*\n)?$/, "");
 
 describe("stylesheets", () => {
   const tree = {

@@ -16,6 +16,15 @@ describe("withoutStylesheetImports", () => {
     expect(text(withoutStylesheetImports(bytes(code + imports), paths))).toBe(code);
   });
 
+  it("takes the import table out with them: it names the imports taken out", () => {
+    const imports = stylesheetImports(paths.map((path) => `./${path}`));
+    const table = '//# svcImports={"v":1,"i":[],"x":["default"]}\n';
+    expect(text(withoutStylesheetImports(bytes(code + imports + table + map), paths))).toBe(
+      code + map,
+    );
+    expect(text(withoutStylesheetImports(bytes(code + imports + table), paths))).toBe(code);
+  });
+
   it("returns the very bytes when there is nothing to take out", () => {
     const plain = bytes(code + map);
     expect(withoutStylesheetImports(plain, [])).toBe(plain);

@@ -1,10 +1,13 @@
 /**
  * The imports of a browser bundle's stylesheets, which `finishOutput` appends after the code
- * (`import "./card-3f2a9c0b1d4e.css";`, one line each, before the source map): written here and
- * taken out here, so the two never disagree.
+ * (`import "./card-3f2a9c0b1d4e.css";`, one line each, before the import table and the source
+ * map): written here and taken out here, so the two never disagree.
  */
 
+import { IMPORT_TABLE_PREFIX } from "@svc/protocol";
+
 const MAP_COMMENT = Buffer.from("//# sourceMappingURL=");
+const TABLE_COMMENT = Buffer.from(IMPORT_TABLE_PREFIX);
 
 /** The lines a bundle importing `specifiers` (`./card-3f2a9c0b1d4e.css`) ends with. */
 export function stylesheetImports(specifiers: readonly string[]): string {
@@ -24,7 +27,13 @@ export function withoutStylesheetImports(code: Uint8Array, paths: readonly strin
   const at = bytes.lastIndexOf(block);
   // Only at the end of the code: followed by nothing, or by the source map's comment.
   if (at === -1 || (at > 0 && bytes[at - 1] !== 0x0a && bytes[at - 1] !== 0x3b)) return code;
-  const rest = bytes.subarray(at + block.length);
+  let rest = bytes.subarray(at + block.length);
+  // The import table names the imports taken out: it goes too (a module imported by its URL
+  // is never rewritten, so it needs none).
+  if (rest.subarray(0, TABLE_COMMENT.length).equals(TABLE_COMMENT)) {
+    const end = rest.indexOf(0x0a);
+    rest = end === -1 ? rest.subarray(rest.length) : rest.subarray(end + 1);
+  }
   if (rest.length > 0 && !rest.subarray(0, MAP_COMMENT.length).equals(MAP_COMMENT)) {
     return code;
   }

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { init, parse } from "es-module-lexer";
+import { parse } from "es-module-lexer/minimal/js";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXTERNALS } from "../bundling/bundler.ts";
 import type { STATUS_BY_KIND } from "../errors.ts";
@@ -97,7 +97,6 @@ describe("GET /api/bundles/<name>.js", () => {
     expect(stale.headers.get("cache-control")).toBe("no-cache");
     expect(await stale.text()).toBe(await pinned.text());
     const body = await res.text();
-    await init;
     const [imports, exports] = parse(body);
     for (const i of imports) expect(EXTERNALS).toContain(i.n);
     expect(exports.map((e) => e.n)).toContain("default");
