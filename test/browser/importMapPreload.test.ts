@@ -115,7 +115,12 @@ describe("preloading in the no-blob mode: a three-level composition without a wa
     await removeDir(work);
   });
 
-  it("through the API: b and c start from a's metadata, fetched alongside a, so three levels cost two round trips", async () => {
+  it("through the API: b and c start together from a's metadata, fetched alongside a, so three levels cost two round trips", async () => {
+    // Two paths start them, and either alone passes this test (each was disabled once to
+    // see): a's metadata adds <link rel=modulepreload> for b and c when it arrives, and a's
+    // load then loads the components its metadata named (`loadPreloaded`). a's metadata and
+    // a's module come back in the same round trip, so the links gain at most a's evaluation
+    // time here; with neither, c starts only after b's answer and the test fails.
     const metadata = await (await fetch(`${dev.url}/api/bundles/a/metadata`)).json();
     expect(metadata.preload).toEqual(["b", "c"]);
     const preloaded = await timed(browser, `${dev.url}/abc.html`, "c");
