@@ -85,6 +85,7 @@ export {
   type BundleListEntry,
   type BundleResult,
   createHandlers,
+  type GetBundleOptions,
   type HandlerObserver,
   type HandlerOptions,
   type Handlers,

@@ -109,13 +109,17 @@ export class BundleCache {
   /**
    * The current bundle of `component` when it is cached and unchanged, else undefined:
    * synchronously when checked by stats (this turn, or now), or — when its watches vouch for
-   * it — once a whole poll phase after the question has run (see `dirWatches.ts`).
+   * it — once a whole poll phase after the question has run (see `dirWatches.ts`), or, for a
+   * request read from a socket (`readFromSocket`), at the end of the turn.
    */
-  current(component: Component): CachedBundle | Promise<CachedBundle | undefined> | undefined {
+  current(
+    component: Component,
+    readFromSocket = false,
+  ): CachedBundle | Promise<CachedBundle | undefined> | undefined {
     const entry = this.#cached(component);
     if (entry === undefined) return undefined;
     if (!this.#leftToWatches(entry)) return this.#hit(component);
-    return afterPoll().then(() => this.#vouched(component, entry));
+    return afterPoll(readFromSocket).then(() => this.#vouched(component, entry));
   }
 
   /**

@@ -4,6 +4,7 @@
  * not after a link is re-pointed (a watch follows an inode, not a path). Real files, real
  * inotify, real esbuild.
  */
+import { execFileSync } from "node:child_process";
 import { linkSync, renameSync, stat, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -113,6 +114,48 @@ describe.runIf(process.platform === "linux")("dev cache: directory watches", () 
     });
     expect(after).toContain("two");
     expect(t.builds()).toBe(2);
+  });
+
+  it("wait a poll phase more for a call than for a request read from a socket", async () => {
+    // A request read from a socket: the end of its turn (its writes' events came with it); a
+    // call: after the next poll phase too (this process's own write is delivered only then).
+    const order: string[] = [];
+    const socket = afterPoll(true).then(() => order.push("socket"));
+    const call = afterPoll().then(() => order.push("call"));
+    setImmediate(() => {
+      order.push("check 1");
+      setImmediate(() => order.push("check 2"));
+    });
+    await Promise.all([socket, call]);
+    await nextTurn();
+    expect(order).toEqual(["socket", "check 1", "call", "check 2"]);
+  });
+
+  it("answer a request read from a socket at the end of its turn, fresh after a write by another process", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "components/card/value.ts": value("one"),
+    });
+    settleWrites();
+    const fromSocket = async () => {
+      const now = t.cache.current(t.component(), true);
+      const bundle =
+        (now instanceof Promise ? await now : now) ?? (await t.cache.get(t.component()));
+      return Buffer.from(bundle.code).toString("utf8");
+    };
+    await fromSocket();
+    for (const text of ["two", "three", "four"]) {
+      await nextTurn();
+      await fromSocket(); // checked by stats: watched from now on
+      await nextTurn();
+      expect(t.cache.current(t.component(), true)).toBeInstanceOf(Promise);
+      // Another process writes and exits before the question, as an editor saves before a reload.
+      execFileSync(process.execPath, [
+        "-e",
+        `require("node:fs").writeFileSync(${JSON.stringify(join(t.root, "components/card/value.ts"))}, ${JSON.stringify(value(text))})`,
+      ]);
+      expect(await fromSocket()).toContain(text);
+    }
   });
 
   it("follow a link re-pointed twice: an edit behind the second link is seen", async () => {

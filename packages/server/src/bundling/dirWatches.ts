@@ -14,7 +14,10 @@
  * see it (both were ready in the same poll; Linux does not order them), and a write this
  * process made a moment ago is only delivered by the next poll. So a record vouched for by its
  * watches answers once a poll phase that began after the question has run ({@link afterPoll}):
- * by then every event of a write completed before the request arrived has been seen.
+ * by then every event of a write completed before the request arrived has been seen. A request
+ * read from a socket needs less: its bytes were there when the poll that read it began, so the
+ * events of every write before it were ready in that poll too, and the end of that turn is
+ * enough (see `readFromSocket` of `SvcRequest`).
  *
  * Watches are trusted only where the kernel sees every write: local file systems on Linux.
  * Elsewhere (macOS, Windows, NFS, SMB, 9p — WSL's `/mnt/c` —, FUSE, virtiofs — Docker
@@ -268,15 +271,30 @@ export function watchRecord(interests: readonly Interest[]): RecordWatch | undef
   return new RecordWatch(held, counters);
 }
 
-// Calls waiting for the same poll phase share one promise.
+// Calls waiting for the same poll phase share one promise (one for each kind of wait).
 let waiting: Promise<void> | undefined;
+let turnEnd: Promise<void> | undefined;
 
 /**
  * Resolves once a whole poll phase has run that began after the call: every event of a write
  * made before the call — a request's, or this process's own — has then been delivered. One
  * immediate ends the current turn, a second one runs after the next poll phase.
+ *
+ * `readFromSocket`: the call answers a request a poll read from a socket (not one made in
+ * this process). Every write it follows was complete before its bytes were sent, so that
+ * write's events were ready when the poll that read it began, and are delivered by the end of
+ * that poll phase: the check phase after it is enough, one immediate.
  */
-export function afterPoll(): Promise<void> {
+export function afterPoll(readFromSocket = false): Promise<void> {
+  if (readFromSocket) {
+    turnEnd ??= new Promise((resolve) => {
+      setImmediate(() => {
+        turnEnd = undefined;
+        resolve();
+      });
+    });
+    return turnEnd;
+  }
   waiting ??= new Promise((resolve) => {
     setImmediate(() => {
       waiting = undefined;

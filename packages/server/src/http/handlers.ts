@@ -148,6 +148,15 @@ export interface BundleFileResult {
  * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
  * turns the raw path into a {@link ComponentName} once (`parseComponentName`).
  */
+/** How a bundle is asked for (see {@link Handlers.getBundle}). */
+export interface GetBundleOptions {
+  /**
+   * The question is a request read from a socket (`SvcRequest.readFromSocket`): a warm bundle
+   * its watches vouch for is answered at the end of the turn instead of after the next poll.
+   */
+  readFromSocket?: boolean;
+}
+
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
   /**
@@ -157,7 +166,7 @@ export interface Handlers {
    * built yet is listed without a hash and starts building in the background, so the request
    * the client is about to make finds it under way.
    */
-  getBundle(name: ComponentName): Promise<BundleResult>;
+  getBundle(name: ComponentName, options?: GetBundleOptions): Promise<BundleResult>;
   /**
    * The bundle `getBundle(name)` would answer, when it is at hand without waiting (built,
    * cached and unchanged on disk, or read from the build directory already); undefined
@@ -354,10 +363,16 @@ export function createHandlers(
    * `vouched`: a warm bundle its watches vouch for is answered after the poll phase
    * (`BundleCache.current`), for a bundle request; a render checks by stats, once a turn.
    */
-  async function liveBundle(name: ComponentName, vouched = false): Promise<CachedBundle> {
+  async function liveBundle(
+    name: ComponentName,
+    vouched?: GetBundleOptions,
+  ): Promise<CachedBundle> {
     let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
-    const now = vouched ? cache.current(component) : cache.peek(component);
+    const now =
+      vouched === undefined
+        ? cache.peek(component)
+        : cache.current(component, vouched.readFromSocket === true);
     const hit = now instanceof Promise ? await now : now;
     if (hit !== undefined) return hit;
     // About to build: check the component itself first (deleted? a new entry file?).
@@ -411,20 +426,23 @@ export function createHandlers(
       }
       return [...names].sort(compareCodePoints).map((name) => ({ name }));
     },
-    getBundle(name) {
+    getBundle(name, options = {}) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
       const fromBuild = prebuilt?.read(name);
       if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
       // A warm bundle its watches vouch for: one step after the poll phase, not the whole
       // lookup (a known name, a cached bundle; anything else goes the long way).
       const component = observers.size === 0 ? registry.get(name) : undefined;
-      const now = component === undefined ? undefined : cache.current(component);
+      const now =
+        component === undefined
+          ? undefined
+          : cache.current(component, options.readFromSocket === true);
       if (now instanceof Promise) {
         return now.then((hit) =>
-          hit === undefined ? liveBundle(name, true).then(withPreloads) : withPreloads(hit),
+          hit === undefined ? liveBundle(name, options).then(withPreloads) : withPreloads(hit),
         );
       }
-      return told(name, liveBundle(name, true)).then(withPreloads);
+      return told(name, liveBundle(name, options)).then(withPreloads);
     },
     peekBundle(name) {
       if (staticMode) return undefined;

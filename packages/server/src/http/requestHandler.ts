@@ -48,6 +48,15 @@ export interface SvcRequest {
    * Transports without bodies leave it out (then a `POST` has an empty body).
    */
   body?(limit: number): Promise<RequestBody>;
+  /**
+   * True when the request was read from a real socket by the event loop's poll (an HTTP/1
+   * request whose response holds the connection), not made in this process (an `inject`, a
+   * `Request` built by hand) nor queued behind another on its connection (pipelined). Every
+   * write such a request follows was complete before its bytes were sent, so a warm bundle its
+   * directory watches vouch for can be answered at the end of the turn (`dirWatches.ts`).
+   * Leave it out when unsure: the bundle is then answered after the next poll, as for a call.
+   */
+  readonly readFromSocket?: boolean;
 }
 
 /** What {@link SvcRequest.body} found. */
@@ -233,6 +242,8 @@ interface Context {
   events: LiveSource | undefined;
 }
 
+const FROM_SOCKET = { readFromSocket: true } as const;
+
 /** The response to `request`: synchronously for a warm bundle, else a promise. */
 function respond(context: Context, request: SvcRequest): SvcResponse | Promise<SvcResponse> {
   const { handlers } = context;
@@ -253,7 +264,8 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
       const name = decodeName(route.name);
       const ready = handlers.peekBundle?.(name);
       if (ready !== undefined) return bundleResponse(request, ready);
-      return handlers.getBundle(name).then((bundle) => bundleResponse(request, bundle));
+      const options = request.readFromSocket === true ? FROM_SOCKET : undefined;
+      return handlers.getBundle(name, options).then((bundle) => bundleResponse(request, bundle));
     }
     case "stylesheet": {
       const name = decodeName(route.name);

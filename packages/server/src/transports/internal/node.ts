@@ -4,6 +4,7 @@
  * Internal: not part of the package's API.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
 import { Readable } from "node:stream";
 import type {
   RequestBody,
@@ -47,6 +48,7 @@ export function toSvcRequest(
 class NodeRequest implements SvcRequest {
   readonly method: string;
   readonly url: string;
+  readonly readFromSocket: boolean;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse | undefined;
   readonly #parsed: (() => unknown) | undefined;
@@ -60,6 +62,11 @@ class NodeRequest implements SvcRequest {
   ) {
     this.method = req.method ?? "GET";
     this.url = url;
+    // A response holding a real socket: read by a poll, not injected (light-my-request's
+    // socket is no net.Socket) nor pipelined (its response gets the socket once the one ahead
+    // is done); HTTP/1, where one request at a time arrives on a connection.
+    this.readFromSocket =
+      res !== undefined && req.httpVersionMajor === 1 && res.socket instanceof Socket;
     this.#req = req;
     this.#res = res;
     this.#parsed = parsed;
