@@ -27,6 +27,7 @@ import {
   type RenderIsolation,
   type ServerBundle,
 } from "../ssr/islandRenderer.ts";
+import { ServerSourceMaps } from "../ssr/serverSourceMaps.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -222,9 +223,11 @@ export function createHandlers(
     watch: options.watchFiles,
   });
   // The same sources built for Node, to render on the server; the same freshness rules.
+  // Without a source map: one is built when a render error's stack needs it (below).
+  const serverOptions = { ...options.bundleOptions, target: "server" } as const;
   const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
     maxBytes: options.cacheMaxBytes,
-    bundleOptions: { ...options.bundleOptions, target: "server" },
+    bundleOptions: { ...serverOptions, sourcemap: false },
     buildTimeoutMs: options.buildTimeoutMs,
     // Renders check by stats once a turn (many renders in a row): watches would go unused.
     watch: false,
@@ -340,8 +343,28 @@ export function createHandlers(
     return fresh;
   }
 
+  /** Server bundles built again with their source map, for the stacks of render errors. */
+  const serverMaps = new ServerSourceMaps(async (name) => {
+    if (serverOptions.sourcemap === false) return undefined;
+    const component =
+      prebuilt?.entry(name as ComponentName) === undefined
+        ? registry.get(name as ComponentName)
+        : undefined;
+    if (component === undefined) return undefined;
+    const built = await (options.bundler ?? esbuildBundler).bundle(component, {
+      ...serverOptions,
+      sourcemap: true,
+    });
+    return built.code;
+  });
+
   const islands = new IslandRenderer(
-    { serverBundle, metadata: (name) => metadataOf(name), atHand: islandAtHand },
+    {
+      serverBundle,
+      metadata: (name) => metadataOf(name),
+      atHand: islandAtHand,
+      mapServerStack: (stack) => serverMaps.map(stack),
+    },
     {
       timeoutMs: options.renderTimeoutMs,
       isolation: options.renderIsolation,
