@@ -311,6 +311,28 @@ export function createHandlers(
     return undefined;
   }
 
+  /**
+   * {@link serverBundle} and {@link metadataOf} of an island's own component at once, the long
+   * way (cold, building, after an edit): one lookup, and the metadata made from the browser
+   * bundle that lookup gave — asked for again, that bundle would be answered only once the
+   * record of its build is kept, after the answer.
+   */
+  async function islandSource(name: ComponentName): Promise<IslandSource> {
+    if (prebuilt?.entry(name) !== undefined) {
+      const [bundle, metadata] = await Promise.all([serverBundle(name), metadataOf(name)]);
+      return { bundle, metadata };
+    }
+    const component = await lookUp(name);
+    if (component === undefined) throw new ComponentNotFoundError(name);
+    const schema = schemas.read(component);
+    const [server, browser] = await Promise.all([serverCache.get(component), liveBundle(name)]);
+    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
+    return {
+      bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
+      metadata: liveMetadata(name, schema, browser),
+    };
+  }
+
   /** What {@link islandAtHand} gave for each server bundle: the same objects while unchanged. */
   const islandSources = new WeakMap<CachedBundle, IslandSource & { from: readonly unknown[] }>();
 
@@ -363,6 +385,7 @@ export function createHandlers(
       serverBundle,
       metadata: (name) => metadataOf(name),
       atHand: islandAtHand,
+      island: islandSource,
       mapServerStack: (stack) => serverMaps.map(stack),
     },
     {
@@ -526,7 +549,15 @@ export function createHandlers(
         stylesheets: (entry.css ?? []).map(({ file }) => file.replace(/^bundles\//, "")),
       });
     }
-    const bundle = await liveBundle(name);
+    return liveMetadata(name, schema, await liveBundle(name));
+  }
+
+  /** The metadata of a component served from its sources, its browser bundle `bundle`. */
+  function liveMetadata(
+    name: ComponentName,
+    schema: ReturnType<SchemaReader["read"]>,
+    bundle: CachedBundle,
+  ): ComponentMetadata {
     const dependencies = bundle.dependencies ?? [];
     return buildMetadata(name, schema, bundle.hash, dependencies, {
       preload: preloadsOf(name, dependencies).map((p) => p.name),

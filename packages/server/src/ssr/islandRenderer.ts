@@ -118,11 +118,13 @@ export class IslandRenderer {
       metadata = atHand.metadata;
       validate = ready;
     } else {
-      [own, metadata, validate] = await Promise.all([
-        this.#sources.serverBundle(name),
-        this.#sources.metadata(name),
-        ready,
-      ]);
+      const sources = this.#sources;
+      const source =
+        sources.island?.(name) ??
+        Promise.all([sources.serverBundle(name), sources.metadata(name)]).then(
+          ([bundle, metadata]) => ({ bundle, metadata }),
+        );
+      [{ bundle: own, metadata }, validate] = await Promise.all([source, ready]);
     }
     const checked = props as Record<string, unknown>;
     // Metadata at hand is the same object while unchanged, its schema too.

@@ -30,6 +30,11 @@ export interface IslandSources {
    */
   atHand?(name: ComponentName): IslandSource | undefined;
   /**
+   * Both at once, the long way (when not at hand): what {@link serverBundle} and
+   * {@link metadata} give, found together. Without it those two are asked.
+   */
+  island?(name: ComponentName): Promise<IslandSource>;
+  /**
    * `stack` with the frames of server bundles built without a source map
    * (`svc-server:<name>@<serverHash>.cjs:line:column`) mapped to the component's files
    * (`component://<name>/<file>:line:column`), where the handler set can still tell where
