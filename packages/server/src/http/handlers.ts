@@ -365,19 +365,29 @@ export function createHandlers(
     return fresh;
   }
 
-  /** Server bundles built again with their source map, for the stacks of render errors. */
+  /**
+   * Server bundles built again with their source map, for the stacks of render errors: those
+   * the server cache builds (not a build directory's, which carry their own maps, if any).
+   */
   const serverMaps = new ServerSourceMaps(async (name) => {
     if (serverOptions.sourcemap === false) return undefined;
-    const component =
-      prebuilt?.entry(name as ComponentName) === undefined
-        ? registry.get(name as ComponentName)
-        : undefined;
+    if (prebuilt?.entry(name as ComponentName)?.server !== undefined) return undefined;
+    const component = registry.get(name as ComponentName);
     if (component === undefined) return undefined;
-    const built = await (options.bundler ?? esbuildBundler).bundle(component, {
+    const building = (options.bundler ?? esbuildBundler).bundle(component, {
       ...serverOptions,
       sourcemap: true,
     });
-    return built.code;
+    // A build that never ends (see `buildTimeoutMs`) leaves the frames out, not the answer.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, options.buildTimeoutMs ?? 30_000, undefined);
+    });
+    try {
+      return (await Promise.race([building, late]))?.code;
+    } finally {
+      clearTimeout(timer);
+    }
   });
 
   const islands = new IslandRenderer(
