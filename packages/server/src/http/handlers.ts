@@ -27,6 +27,7 @@ import {
   type RenderIsolation,
   type ServerBundle,
 } from "../ssr/islandRenderer.ts";
+import { ServerSourceMaps } from "../ssr/serverSourceMaps.ts";
 
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
@@ -231,9 +232,11 @@ export function createHandlers(
     watch: options.watchFiles,
   });
   // The same sources built for Node, to render on the server; the same freshness rules.
+  // Without a source map: one is built when a render error's stack needs it (below).
+  const serverOptions = { ...options.bundleOptions, target: "server" } as const;
   const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
     maxBytes: options.cacheMaxBytes,
-    bundleOptions: { ...options.bundleOptions, target: "server" },
+    bundleOptions: { ...serverOptions, sourcemap: false },
     buildTimeoutMs: options.buildTimeoutMs,
     // Renders check by stats once a turn (many renders in a row): watches would go unused.
     watch: false,
@@ -317,6 +320,28 @@ export function createHandlers(
     return undefined;
   }
 
+  /**
+   * {@link serverBundle} and {@link metadataOf} of an island's own component at once, the long
+   * way (cold, building, after an edit): one lookup, and the metadata made from the browser
+   * bundle that lookup gave — asked for again, that bundle would be answered only once the
+   * record of its build is kept, after the answer.
+   */
+  async function islandSource(name: ComponentName): Promise<IslandSource> {
+    if (prebuilt?.entry(name) !== undefined) {
+      const [bundle, metadata] = await Promise.all([serverBundle(name), metadataOf(name)]);
+      return { bundle, metadata };
+    }
+    const component = await lookUp(name);
+    if (component === undefined) throw new ComponentNotFoundError(name);
+    const schema = schemas.read(component);
+    const [server, browser] = await Promise.all([serverCache.get(component), liveBundle(name)]);
+    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
+    return {
+      bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
+      metadata: liveMetadata(name, schema, browser),
+    };
+  }
+
   /** What {@link islandAtHand} gave for each server bundle: the same objects while unchanged. */
   const islandSources = new WeakMap<CachedBundle, IslandSource & { from: readonly unknown[] }>();
 
@@ -349,8 +374,39 @@ export function createHandlers(
     return fresh;
   }
 
+  /**
+   * Server bundles built again with their source map, for the stacks of render errors: those
+   * the server cache builds (not a build directory's, which carry their own maps, if any).
+   */
+  const serverMaps = new ServerSourceMaps(async (name) => {
+    if (serverOptions.sourcemap === false) return undefined;
+    if (prebuilt?.entry(name as ComponentName)?.server !== undefined) return undefined;
+    const component = registry.get(name as ComponentName);
+    if (component === undefined) return undefined;
+    const building = (options.bundler ?? esbuildBundler).bundle(component, {
+      ...serverOptions,
+      sourcemap: true,
+    });
+    // A build that never ends (see `buildTimeoutMs`) leaves the frames out, not the answer.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, options.buildTimeoutMs ?? 30_000, undefined);
+    });
+    try {
+      return (await Promise.race([building, late]))?.code;
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
   const islands = new IslandRenderer(
-    { serverBundle, metadata: (name) => metadataOf(name), atHand: islandAtHand },
+    {
+      serverBundle,
+      metadata: (name) => metadataOf(name),
+      atHand: islandAtHand,
+      island: islandSource,
+      mapServerStack: (stack) => serverMaps.map(stack),
+    },
     {
       timeoutMs: options.renderTimeoutMs,
       isolation: options.renderIsolation,
@@ -521,7 +577,15 @@ export function createHandlers(
         stylesheets: (entry.css ?? []).map(({ file }) => file.replace(/^bundles\//, "")),
       });
     }
-    const bundle = await liveBundle(name);
+    return liveMetadata(name, schema, await liveBundle(name));
+  }
+
+  /** The metadata of a component served from its sources, its browser bundle `bundle`. */
+  function liveMetadata(
+    name: ComponentName,
+    schema: ReturnType<SchemaReader["read"]>,
+    bundle: CachedBundle,
+  ): ComponentMetadata {
     const dependencies = bundle.dependencies ?? [];
     return buildMetadata(name, schema, bundle.hash, dependencies, {
       preload: preloadsOf(name, dependencies).map((p) => p.name),

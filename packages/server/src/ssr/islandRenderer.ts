@@ -8,7 +8,14 @@ import {
 } from "@svc/protocol";
 import { escapeHtml } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
-import type { IslandSources, PropsValidator, RenderEngine, ServerBundle } from "./renderEngine.ts";
+import type {
+  IslandSources,
+  PropsValidator,
+  RenderEngine,
+  Rendered,
+  ServerBundle,
+} from "./renderEngine.ts";
+import { RenderError, unmappedOf } from "./renderErrors.ts";
 import { WorkerRenderer } from "./workerRenderer.ts";
 
 export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";
@@ -111,11 +118,13 @@ export class IslandRenderer {
       metadata = atHand.metadata;
       validate = ready;
     } else {
-      [own, metadata, validate] = await Promise.all([
-        this.#sources.serverBundle(name),
-        this.#sources.metadata(name),
-        ready,
-      ]);
+      const sources = this.#sources;
+      const source =
+        sources.island?.(name) ??
+        Promise.all([sources.serverBundle(name), sources.metadata(name)]).then(
+          ([bundle, metadata]) => ({ bundle, metadata }),
+        );
+      [{ bundle: own, metadata }, validate] = await Promise.all([source, ready]);
     }
     const checked = props as Record<string, unknown>;
     // Metadata at hand is the same object while unchanged, its schema too.
@@ -129,9 +138,18 @@ export class IslandRenderer {
     }
     const apiBase =
       options.apiBase === undefined ? this.#apiBase : options.apiBase.replace(/\/+$/, "");
-    const rendering = this.#engine.render({ name, props: checked, own, metadata, apiBase });
+    let rendering: Rendered | Promise<Rendered>;
+    try {
+      rendering = this.#engine.render({ name, props: checked, own, metadata, apiBase });
+    } catch (error) {
+      throw await this.#mapped(error);
+    }
     const { html, styles, loaded, bundles } =
-      rendering instanceof Promise ? await rendering : rendering;
+      rendering instanceof Promise
+        ? await rendering.catch(async (error: unknown) => {
+            throw await this.#mapped(error);
+          })
+        : rendering;
     // The container's parts that do not change with the props, kept per bundle version when
     // the bundle object is the handler set's own (at hand): built once, not per render.
     const frame =
@@ -159,6 +177,22 @@ export class IslandRenderer {
       deps === undefined ? "" : ` ${ISLAND_ATTRIBUTES.deps}="${escapeHtml(JSON.stringify(deps))}"`;
     const links = linksOf(name, own, bundles, loaded, apiBase);
     return `${links}${style}${frame.open}${escapedProps}${frame.attributes}${list}${frame.api}>${html}</div>`;
+  }
+
+  /**
+   * `error`, or — a `RenderError` whose stack has frames of server bundles built without a
+   * source map — the same error made again with those frames mapped by the handler set.
+   */
+  async #mapped(error: unknown): Promise<unknown> {
+    const parts = unmappedOf(error);
+    if (parts === undefined || this.#sources.mapServerStack === undefined) return error;
+    let stack: string;
+    try {
+      stack = await this.#sources.mapServerStack(parts.stack);
+    } catch {
+      return error; // the frames stay out, as before
+    }
+    return new RenderError(parts.name, parts.message, stack, parts.cause);
   }
 
   #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, apiBase: string): Frame {

@@ -29,6 +29,19 @@ export interface IslandSources {
    * very same objects each time, so the renderer can keep what it derives from them.
    */
   atHand?(name: ComponentName): IslandSource | undefined;
+  /**
+   * Both at once, the long way (when not at hand): what {@link serverBundle} and
+   * {@link metadata} give, found together. Without it those two are asked.
+   */
+  island?(name: ComponentName): Promise<IslandSource>;
+  /**
+   * `stack` with the frames of server bundles built without a source map
+   * (`svc-server:<name>@<serverHash>.cjs:line:column`) mapped to the component's files
+   * (`component://<name>/<file>:line:column`), where the handler set can still tell where
+   * they came from: a render error's stack, before it becomes a `RenderError`. Without it such
+   * frames are left out of the error.
+   */
+  mapServerStack?(stack: string): Promise<string>;
 }
 
 /** A component's server bundle and metadata (see {@link IslandSources.atHand}). */

@@ -1,5 +1,22 @@
 import { SvcError } from "@svc/protocol";
 
+/**
+ * What a `RenderError` was made of when its stack still had frames of server bundles built
+ * without a source map (`svc-server:<name>@<hash>.cjs:…`, left out of its message): the island
+ * renderer maps them and makes the error again (see `IslandSources.mapServerStack`).
+ */
+const unmapped = new WeakMap<
+  RenderError,
+  { name: string; message: string; stack: string; cause: unknown }
+>();
+
+/** See {@link unmapped}. */
+export function unmappedOf(
+  error: unknown,
+): { name: string; message: string; stack: string; cause: unknown } | undefined {
+  return error instanceof RenderError ? unmapped.get(error) : undefined;
+}
+
 /** The component threw while it rendered on the server. */
 export class RenderError extends SvcError {
   constructor(name: string, message: string, stack: string | undefined, cause?: unknown) {
@@ -17,6 +34,7 @@ export class RenderError extends SvcError {
       },
     );
     this.name = "RenderError";
+    if (stack?.includes("svc-server:")) unmapped.set(this, { name, message, stack, cause });
   }
 }
 

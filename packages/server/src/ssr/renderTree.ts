@@ -196,7 +196,7 @@ export class Evaluations {
       known.hash = hash;
       return known;
     }
-    const bundle = evaluateServerBundle(code(), name, shared, assetUrlOf(apiBase));
+    const bundle = evaluateServerBundle(code(), name, serverHash, shared, assetUrlOf(apiBase));
     const fresh: Evaluated = { serverHash, hash, bundle, suspends: false, bare: undefined };
     versions.byBase.set(apiBase, fresh);
     return fresh;

@@ -1,6 +1,7 @@
 import { builtinModules, SourceMap } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import { contentHash } from "../bundling/bundler.ts";
 import { SERVER_ASSET_URL } from "../bundling/componentFiles.ts";
 
 /** A component's server bundle, evaluated: its exports. */
@@ -44,6 +45,29 @@ function compile(source: string, filename: string): Script {
 }
 
 /**
+ * The file name a server bundle's version is evaluated under, which its stack frames show:
+ * `svc-server:<name>@<serverHash>.cjs` (the version, so a stack names which one threw).
+ */
+export function serverBundleFile(name: string, serverHash: string): string {
+  return `svc-server:${name}@${serverHash}.cjs`;
+}
+
+/** Frames of server bundles in a stack: `svc-server:<name>@<serverHash>.cjs:line:column`. */
+const SERVER_FRAME = /svc-server:([^\s@()]+)@([0-9a-f]+)\.cjs:\d+:\d+/g;
+
+/** The server bundle versions a stack has frames of, each once. */
+export function serverFramesOf(stack: string): { name: string; serverHash: string }[] {
+  const versions = new Map<string, { name: string; serverHash: string }>();
+  for (const [, name, serverHash] of stack.matchAll(SERVER_FRAME)) {
+    versions.set(`${name}@${serverHash}`, {
+      name: name as string,
+      serverHash: serverHash as string,
+    });
+  }
+  return [...versions.values()];
+}
+
+/**
  * Evaluates a server bundle (CommonJS, as svc builds it for `target: "server"`) as a function
  * of its own — never through Node's module cache, which keeps every version it ever loaded,
  * nor V8's compilation cache (see `compile`). Nothing holds on to a version but whoever holds
@@ -53,15 +77,18 @@ function compile(source: string, filename: string): Script {
  * the renderer share one React) and Node's built-in modules; anything else was bundled.
  * `assetUrl` gives the URL of a file the component imports (`./assets/logo-24WHYHIF.png`,
  * relative to the bundles directory), as the browser bundle's would be: see
- * `resolveAssetUrls`.
+ * `resolveAssetUrls`. Its frames are named after `name` and `serverHash` (see
+ * {@link serverBundleFile}); a bundle with an inline source map maps them itself
+ * (`mapStack`), one without (the dev server's) leaves them to {@link mapServerFrames}.
  */
 export function evaluateServerBundle(
   code: string,
   name: string,
+  serverHash: string,
   shared: SharedModules,
   assetUrl: (path: string) => string = (path) => path,
 ): EvaluatedBundle {
-  const filename = `svc-server:${name}.cjs`;
+  const filename = serverBundleFile(name, serverHash);
   // The wrapper's first line is its own, so the bundle's line n is the script's line n + 1.
   const source = `(function (exports, require, module, __filename, __dirname, ${SERVER_ASSET_URL}) {\n${code}\n})`;
   const run = compile(source, filename).runInThisContext() as (
@@ -87,8 +114,29 @@ export function evaluateServerBundle(
 }
 
 /**
- * `stack` with this bundle's frames (`svc-server:<name>.cjs:line:column`) replaced by the
- * original positions its inline source map gives (`component://<name>/<file>:line:column`).
+ * `stack` with the frames of version `serverHash` of `name` mapped through `withMap`: the
+ * component's server bundle built again, from its sources as they are now, with an inline
+ * source map. Mapped only when that is the code that ran — the code up to the map has the
+ * version's hash, so the map's positions hold for it; after an edit that changed the code,
+ * the map would point at the wrong lines, and `stack` is left as it is.
+ */
+export function mapServerFrames(
+  stack: string,
+  name: string,
+  serverHash: string,
+  withMap: Uint8Array,
+): string {
+  const text = Buffer.from(withMap.buffer, withMap.byteOffset, withMap.byteLength);
+  const at = text.lastIndexOf(INLINE_MAP);
+  if (at === -1 || contentHash(text.subarray(0, at)) !== serverHash) return stack;
+  return mapStack(stack, text.toString("utf8"), serverBundleFile(name, serverHash));
+}
+
+const INLINE_MAP = "//# sourceMappingURL=data:application/json;base64,";
+
+/**
+ * `stack` with this bundle's frames (`svc-server:<name>@<serverHash>.cjs:line:column`) replaced
+ * by the original positions its inline source map gives (`component://<name>/<file>:line:column`).
  */
 function mapStack(stack: string, code: string, filename: string): string {
   const map = inlineMap(code);
@@ -107,11 +155,10 @@ function mapStack(stack: string, code: string, filename: string): string {
 }
 
 function inlineMap(code: string): SourceMap | undefined {
-  const marker = "//# sourceMappingURL=data:application/json;base64,";
-  const at = code.lastIndexOf(marker);
+  const at = code.lastIndexOf(INLINE_MAP);
   if (at === -1) return undefined;
   try {
-    const json = Buffer.from(code.slice(at + marker.length).trim(), "base64").toString("utf8");
+    const json = Buffer.from(code.slice(at + INLINE_MAP.length).trim(), "base64").toString("utf8");
     return new SourceMap(JSON.parse(json));
   } catch {
     return undefined;
