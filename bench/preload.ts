@@ -24,6 +24,7 @@ import {
   startTestServer,
   type TestServer,
   widget,
+  withLatency,
   writeFiles,
 } from "../test/browser/helpers.ts";
 import { median, type Row } from "./lib.ts";
@@ -55,14 +56,7 @@ async function renderTime(browser: Browser, url: string, count: number): Promise
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: LATENCY,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
+    await withLatency(context, page, LATENCY);
     await page.addInitScript((n: number) => {
       new MutationObserver((_, observer) => {
         if (document.querySelectorAll("img.slide").length >= n) {

@@ -46,6 +46,7 @@ import {
   silentLogger,
 } from "@svc/server";
 import * as esbuild from "esbuild";
+import { withLatency } from "../test/browser/helpers.ts";
 import { median, type Row, timeMs } from "./lib.ts";
 
 const COMPONENTS = fileURLToPath(new URL("../examples/store/components", import.meta.url));
@@ -301,15 +302,8 @@ async function loadPage(
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   try {
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
+    const cdp = await withLatency(context, page, 100);
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: 100,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
     const scripts = new Set<string>();
     let jsBytes = 0;

@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
-import { openPage } from "./helpers.ts";
+import { openPage, withLatency } from "./helpers.ts";
 
 export const LATENCY = 100;
 
@@ -76,14 +76,7 @@ export interface Timing {
 export async function timed(browser: Browser, url: string, last: string): Promise<Timing> {
   const { context, page, errors } = await openPage(browser);
   try {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false,
-      latency: LATENCY,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
+    await withLatency(context, page, LATENCY);
     await recordRenders(page);
     await page.goto(url);
     await page.waitForSelector(`#${last}`, { timeout: 20_000 });

@@ -14,7 +14,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
 import * as esbuild from "esbuild";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+} from "playwright-core";
 import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
 import { encodePng } from "../png.ts";
 
@@ -211,6 +217,26 @@ export async function openPage(
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   return { context, page, errors };
+}
+
+/**
+ * Adds `latencyMs` to every request of `page` (CDP `Network.emulateNetworkConditions`, no
+ * bandwidth limit) and returns the CDP session, for more emulation.
+ */
+export async function withLatency(
+  context: BrowserContext,
+  page: Page,
+  latencyMs: number,
+): Promise<CDPSession> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: latencyMs,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
+  return cdp;
 }
 
 /** A real PNG of `size`×`size` pixels of noise (incompressible). */
