@@ -6,9 +6,7 @@ import { BundleLoadError, ExportNotFoundError, ModuleNotFoundError } from "./err
 // bundle's import table (`readImportTable` of the protocol). The clause of each statement is
 // read here, by a small grammar.
 
-type ImportSpecifier = ImportRecord;
-
-/** `ImportSpecifier.t`: the minimal build's numeric import types. */
+/** `ImportRecord.t`: the minimal build's numeric import types. */
 const STATIC = 1;
 const DYNAMIC = 2;
 const IMPORT_META = 3;
@@ -126,7 +124,7 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
   // (The minimal lexer reports no record for a bare `export *`, only for names.)
   const explicitExports = new Set(exports);
   // The clause of each re-export statement, by its import record.
-  const reexports = new Map<ImportSpecifier, Reexport>();
+  const reexports = new Map<ImportRecord, Reexport>();
   for (const record of imports) {
     if (isStatic(record) && code.startsWith("export", record.ss)) {
       reexports.set(record, parseReexportClause(code, record, component));
@@ -196,7 +194,7 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
     blank(record.ss, record.se);
   }
 
-  function rewriteImport(record: ImportSpecifier, specifier: string, module: object) {
+  function rewriteImport(record: ImportRecord, specifier: string, module: object) {
     const clause = parseImportClause(code, record, component);
     if (
       clause.defaultName === undefined &&
@@ -332,7 +330,7 @@ function readTable(bundle: string, component: string) {
 const META_NAMES = Array.from("_0123456789", (c) => `__svc_meta${c}`);
 
 /** `import "./x.css"` (a relative CSS file, for its effect only): a stylesheet of the bundle. */
-function isStylesheetImport(code: string, record: ImportSpecifier, specifier: string): boolean {
+function isStylesheetImport(code: string, record: ImportRecord, specifier: string): boolean {
   if (!/^\.\.?\//.test(specifier) || !/\.css$/i.test(specifier)) return false;
   if (record.t !== STATIC || code.startsWith("export", record.ss)) return false;
   // Nothing between the keyword and the specifier: no bindings.
@@ -367,7 +365,7 @@ interface ImportClause {
  * already located the statement exactly; this small grammar only reads what lies between
  * the `import` keyword and the specifier.
  */
-function parseImportClause(code: string, record: ImportSpecifier, component: string): ImportClause {
+function parseImportClause(code: string, record: ImportRecord, component: string): ImportClause {
   const start = record.ss + "import".length;
   // `record.s` is the first character of the specifier, just after its opening quote.
   const tokens = tokenize(code, start, record.s - 1);
@@ -435,7 +433,7 @@ type Reexport =
     };
 
 /** Parses the clause of `export <clause> from "x"`, as `parseImportClause` does for imports. */
-function parseReexportClause(code: string, record: ImportSpecifier, component: string): Reexport {
+function parseReexportClause(code: string, record: ImportRecord, component: string): Reexport {
   const tokens = tokenize(code, record.ss + "export".length, record.s - 1);
   const fail = unreadable(code, record, component);
   if (tokens.pop() !== "from") fail();
@@ -475,11 +473,11 @@ function parseReexportClause(code: string, record: ImportSpecifier, component: s
 }
 
 /** Static imports and re-exports the rewriter replaces (with or without a `defer` phase). */
-function isStatic(record: ImportSpecifier): boolean {
+function isStatic(record: ImportRecord): boolean {
   return record.t === STATIC || record.t === STATIC_DEFER || record.t === REEXPORT_STAR;
 }
 
-function unreadable(code: string, record: ImportSpecifier, component: string): () => never {
+function unreadable(code: string, record: ImportRecord, component: string): () => never {
   return () => {
     throw new BundleLoadError(
       component,

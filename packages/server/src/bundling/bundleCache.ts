@@ -327,7 +327,11 @@ function filesOf(entry: CachedBundle): readonly BundleFile[] {
 }
 
 /** `promise`, or a rejection with `timeoutError()` after `ms` (the promise itself runs on). */
-function withTimeout<T>(promise: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
+export function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  timeoutError: () => Error,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeoutError()), ms);

@@ -1,5 +1,5 @@
 import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
-import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
+import { BundleCache, type CachedBundle, withTimeout } from "../bundling/bundleCache.ts";
 import {
   type BundleFile,
   type BundleOptions,
@@ -144,11 +144,6 @@ export interface BundleFileResult {
   headers?: Record<string, string>;
 }
 
-/**
- * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
- * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
- * turns the raw path into a {@link ComponentName} once (`parseComponentName`).
- */
 /** How a bundle is asked for (see {@link Handlers.getBundle}). */
 export interface GetBundleOptions {
   /**
@@ -158,6 +153,11 @@ export interface GetBundleOptions {
   readFromSocket?: boolean;
 }
 
+/**
+ * The one handler set every transport (fetch, node:http, each framework bridge) wraps.
+ * Methods resolve with data or reject with an `SvcError`. Names arrive checked: a transport
+ * turns the raw path into a {@link ComponentName} once (`parseComponentName`).
+ */
 export interface Handlers {
   listBundles(): Promise<BundleListEntry[]>;
   /**
@@ -387,16 +387,11 @@ export function createHandlers(
       ...serverOptions,
       sourcemap: true,
     });
-    // A build that never ends (see `buildTimeoutMs`) leaves the frames out, not the answer.
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, options.buildTimeoutMs ?? 30_000, undefined);
-    });
-    try {
-      return (await Promise.race([building, late]))?.code;
-    } finally {
-      clearTimeout(timer);
-    }
+    // A build that never ends (see `buildTimeoutMs`) leaves the frames out, not the answer
+    // (ServerSourceMaps takes a failed build as no map).
+    const timeoutMs = options.buildTimeoutMs ?? 30_000;
+    const built = await withTimeout(building, timeoutMs, () => new Error("map build timed out"));
+    return built.code;
   });
 
   const islands = new IslandRenderer(
