@@ -4,11 +4,24 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Component } from "../components/componentRegistry.ts";
 import { cn, settleWrites, writeTree } from "../test/fixtures.ts";
 import { nowNs } from "../util/fileStamp.ts";
 import { BundleInputs } from "./bundleInputs.ts";
+
+/** Every stat the records take, by path (the real stats, counted). */
+const stats = vi.hoisted(() => [] as string[]);
+vi.mock("../util/fileStamp.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../util/fileStamp.ts")>();
+  return {
+    ...original,
+    stampOf: (path: string, options?: { link?: boolean }) => {
+      stats.push(path);
+      return original.stampOf(path, options);
+    },
+  };
+});
 
 function component(root: string): Component {
   const dir = join(root, "components", "card");
@@ -74,5 +87,29 @@ describe("absent files checked through their directory", () => {
     expect(racy.checks).toBeGreaterThan(settled.checks);
     await nextTurn();
     expect(racy.isFresh()).toBe(true);
+  });
+});
+
+describe("stats shared within a turn", () => {
+  it("lets a check that may share stats take those a check confirming watches took afresh", async () => {
+    settleWrites();
+    const root = writeTree(FILES);
+    // A component's browser bundle (watched: stats afresh) and its server bundle (not).
+    const browser = record(root);
+    const server = record(root);
+    await nextTurn();
+    stats.length = 0;
+    expect(browser.isFresh(false)).toBe(true);
+    const taken = stats.length;
+    expect(taken).toBeGreaterThan(0);
+    expect(server.isFresh()).toBe(true);
+    expect(stats.length).toBe(taken);
+    // A check confirming watches never takes a stat from the memo: it stats again.
+    expect(browser.isFresh(false)).toBe(true);
+    expect(stats.length).toBe(2 * taken);
+    // The next turn stats again.
+    await nextTurn();
+    expect(server.isFresh()).toBe(true);
+    expect(stats.length).toBe(3 * taken);
   });
 });

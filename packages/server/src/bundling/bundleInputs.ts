@@ -212,7 +212,7 @@ export class BundleInputs {
    * taken earlier in the turn may predate the watches).
    */
   isFresh(shared = true): boolean {
-    const stamp = shared ? memoStamp : stampOf;
+    const stamp = shared ? memoStamp : freshStamp;
     for (const { path, link, compare, stamp: then } of this.#watched) {
       const now = stamp(path, { link });
       if (compare === "identity" ? !sameIdentity(now, then) : !sameStamp(now, then)) {
@@ -467,15 +467,31 @@ let memoTurn = -1;
 const memo = new Map<string, FileStamp | null>();
 
 function memoStamp(path: string, { link = false }: { link?: boolean }): FileStamp | undefined {
+  const key = `${link ? "L" : "F"}${path}`;
+  const hit = turnMemo().get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const stamp = stampOf(path, { link });
+  memo.set(key, stamp ?? null);
+  return stamp;
+}
+
+/**
+ * A stat taken now, never from the memo (a check that confirms watches), and kept in the memo:
+ * a later check of the turn that may share stats takes it as it would one of its own. A warm
+ * island's browser bundle (watched) and server bundle (not) have the same inputs: stat once.
+ */
+function freshStamp(path: string, { link = false }: { link?: boolean }): FileStamp | undefined {
+  const stamp = stampOf(path, { link });
+  turnMemo().set(`${link ? "L" : "F"}${path}`, stamp ?? null);
+  return stamp;
+}
+
+/** The memo of this turn's stats, emptied when a new turn begins. */
+function turnMemo(): Map<string, FileStamp | null> {
   const turn = currentTurn();
   if (turn !== memoTurn) {
     memo.clear();
     memoTurn = turn;
   }
-  const key = `${link ? "L" : "F"}${path}`;
-  const hit = memo.get(key);
-  if (hit !== undefined) return hit ?? undefined;
-  const stamp = stampOf(path, { link });
-  memo.set(key, stamp ?? null);
-  return stamp;
+  return memo;
 }

@@ -353,8 +353,10 @@ export function createHandlers(
   function islandAtHand(name: ComponentName): IslandSource | undefined {
     const component = prebuilt?.entry(name) === undefined ? registry.get(name) : undefined;
     if (component === undefined) return undefined;
-    const server = serverCache.peek(component);
-    const browser = server && cache.peek(component);
+    // The browser bundle first: its check (which confirms its watches) stats afresh, and the
+    // server bundle's, of the same files, takes those stats from the turn's memo.
+    const browser = cache.peek(component);
+    const server = browser && serverCache.peek(component);
     if (server === undefined || browser === undefined) return undefined;
     let schema: ReturnType<SchemaReader["read"]>;
     try {
