@@ -48,6 +48,7 @@ export {
   type Manifest,
   type ManifestEntry,
   type ManifestFile,
+  type ManifestModule,
 } from "./manifest.ts";
 export type {
   BundleListEntry,
@@ -58,8 +59,11 @@ export type {
 export {
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
+  ON_DEMAND_MODULES,
+  type OnDemandModuleName,
   SHARED_MODULES,
   type SharedModuleName,
+  vendorStem,
 } from "./modules.ts";
 export {
   type ComponentName,

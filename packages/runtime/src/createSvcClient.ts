@@ -2,11 +2,13 @@ import {
   bundlePath,
   type ComponentMetadata,
   componentNameProblem,
+  IMPORT_MAP_MODULES,
   isErrorBody,
   type Manifest,
   type ManifestEntry,
   metadataPath,
   URL_VARIANT,
+  vendorStem,
 } from "@svc/protocol";
 import { assertComponentName } from "./componentName.ts";
 import {
@@ -18,7 +20,7 @@ import {
 } from "./errors.ts";
 import { type ComponentModule, importCode } from "./importCode.ts";
 import { verifyIntegrity } from "./integrity.ts";
-import { getModuleRegistry } from "./moduleRegistry.ts";
+import { getModuleRegistry, installModules } from "./moduleRegistry.ts";
 import { rewriteModule } from "./rewriteImports.ts";
 import { type ComponentStylesheet, createStylesheet, setStylesheets } from "./stylesheets.ts";
 
@@ -122,6 +124,20 @@ export function getComponentExport(
   return module[exportName];
 }
 
+/** A vendor module to fetch on demand (see `ON_DEMAND_MODULES`). */
+interface VendorFile {
+  module: string;
+  url: string;
+  integrity?: string;
+}
+
+/**
+ * Vendor modules by specifier: their code while it arrives, then their evaluation. Shared by
+ * every client of the page (the registry they fill is the page's).
+ */
+const vendorCode = new Map<string, Promise<string>>();
+const vendorModules = new Map<string, Promise<void>>();
+
 export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
   const manifestUrl = options.manifestUrl;
@@ -184,6 +200,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     integrity?: ReadonlyMap<string, string>;
     /** Integrity is in force (the bundle had one): a stylesheet without one is refused. */
     strict?: boolean;
+    /** The vendor modules it needs that the page may lack, dependencies first. */
+    modules?: readonly VendorFile[];
   }
 
   async function fetchFromApi(name: string, hash: string | undefined): Promise<Fetched> {
@@ -197,7 +215,10 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
-    return { code: await response.text(), url: absolute(url) };
+    // So do the vendor modules it needs (e.g. `@svc/react`) that the page lacks.
+    const modules = byUrl ? [] : vendorLinks(response, url, baseUrl());
+    for (const file of modules) fetchVendor(name, file);
+    return { code: await response.text(), url: absolute(url), modules };
   }
 
   /** `url` made absolute against the page (as `fetch` resolves it). */
@@ -316,6 +337,12 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
+    const modules: VendorFile[] = [];
+    for (const file of Array.isArray(entry.modules) ? entry.modules : []) {
+      const vendor = { ...file, url: new URL(file.file, manifestHref).href };
+      modules.push(vendor);
+      fetchVendor(name, vendor);
+    }
     const url = new URL(entry.file, manifestHref).href;
     // The manifest names the stylesheets too: fetched alongside the bundle, not after it.
     const integrity = new Map<string, string>();
@@ -332,6 +359,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       url,
       integrity,
       strict: entry.integrity !== undefined,
+      modules,
     };
   }
 
@@ -344,6 +372,45 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
 
   /** Bundle URLs preloaded (`"url"` loading), each once. */
   const preloadedUrls = new Set<string>();
+  /** Starts fetching a vendor module the page lacks (once per specifier, for every client). */
+  function fetchVendor(name: string, file: VendorFile): void {
+    if (Object.hasOwn(getModuleRegistry(), file.module) || vendorCode.has(file.module)) return;
+    const pending = (async () => {
+      const bytes = await (await request(name, file.url)).arrayBuffer();
+      if (file.integrity !== undefined) {
+        await verifyIntegrity(bytes, file.integrity, name, file.url, "vendor module");
+      }
+      return new TextDecoder().decode(bytes);
+    })();
+    remember(vendorCode, file.module, pending, pending);
+    pending.catch(() => {});
+  }
+
+  /**
+   * Puts the vendor modules a bundle needs into the registry, in order (dependencies first):
+   * each rewritten against the registry like a bundle, so it uses the page's React.
+   */
+  async function provideModules(name: string, files: readonly VendorFile[]): Promise<void> {
+    for (const file of files) {
+      const registry = getModuleRegistry();
+      if (Object.hasOwn(registry, file.module)) continue;
+      let evaluated = vendorModules.get(file.module);
+      if (evaluated === undefined) {
+        fetchVendor(name, file);
+        evaluated = (async () => {
+          const code = await (vendorCode.get(file.module) as Promise<string>);
+          const { code: rewritten } = rewriteModule(code, {
+            component: file.module,
+            modules: registry,
+            sourceURL: file.url,
+          });
+          installModules({ [file.module]: await evaluate(rewritten) });
+        })();
+        remember(vendorModules, file.module, evaluated, evaluated);
+      }
+      await evaluated;
+    }
+  }
 
   /**
    * The API URL of `name`'s bundle in its `?url` form (without its stylesheet imports). The
@@ -509,6 +576,9 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
     if (byUrl) return importBundle(name, hash);
     const fetched = await fetchBundle(name, hash);
+    if (fetched.modules !== undefined && fetched.modules.length > 0) {
+      await provideModules(name, fetched.modules);
+    }
     const rewritten = rewriteModule(fetched.code, {
       component: name,
       modules: getModuleRegistry(),
@@ -674,6 +744,26 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     if (componentNameProblem(name) === undefined) names.push(name);
   }
   return names;
+}
+
+/**
+ * The vendor modules a bundle response names in `Link: <../vendor/<stem>.<hash>.js>;
+ * rel=modulepreload` (beside the bundles directory), in order, as specifiers and URLs.
+ */
+export function vendorLinks(response: Response, url: string, base?: string): VendorFile[] {
+  const header = response.headers.get("link");
+  if (header === null) return [];
+  const files: VendorFile[] = [];
+  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+    if (!/rel\s*=\s*"?modulepreload/i.test(params)) continue;
+    const match = /\/vendor\/([\w-]+)\.\w+\.js$/.exec(target);
+    const module = IMPORT_MAP_MODULES.find((m) => vendorStem(m) === match?.[1]);
+    if (module === undefined) continue;
+    try {
+      files.push({ module, url: new URL(target, new URL(response.url || url, base)).href });
+    } catch {}
+  }
+  return files;
 }
 
 /** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */

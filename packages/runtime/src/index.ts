@@ -25,6 +25,7 @@ export {
   type SvcErrorKind,
   type SvcErrorOptions,
 } from "./errors.ts";
+export { followEvents, type LiveStatus } from "./followEvents.ts";
 export { type ComponentModule, importCode } from "./importCode.ts";
 export { verifyIntegrity } from "./integrity.ts";
 export {
@@ -45,3 +46,4 @@ export {
   type ComponentStylesheet,
   stylesheetsOf,
 } from "./stylesheets.ts";
+export { readIsland, whenToHydrate } from "./whenToHydrate.ts";

@@ -18,7 +18,7 @@ import {
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
-import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
+import { VENDOR_DIR, vendorLinks, vendorModules } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -263,9 +263,14 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
     case "bundle": {
       const name = decodeName(route.name);
       const ready = handlers.peekBundle?.(name);
-      if (ready !== undefined) return bundleResponse(request, ready);
+      const readyVendor = ready === undefined ? undefined : vendorLinks(ready.code);
+      if (ready !== undefined && !(readyVendor instanceof Promise)) {
+        return bundleResponse(request, ready, readyVendor);
+      }
       const options = request.readFromSocket === true ? FROM_SOCKET : undefined;
-      return handlers.getBundle(name, options).then((bundle) => bundleResponse(request, bundle));
+      return handlers
+        .getBundle(name, options)
+        .then(async (bundle) => bundleResponse(request, bundle, await vendorLinks(bundle.code)));
     }
     case "stylesheet": {
       const name = decodeName(route.name);
@@ -414,16 +419,23 @@ async function islandResponse(
  * browser can pin old code; any other URL (no query, an older hash) revalidates by ETag.
  * `&url` asks for the form imported by URL: without its stylesheet imports.
  */
-function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
+function bundleResponse(
+  request: SvcRequest,
+  bundle: BundleResult,
+  /** The vendor files `loader.js` fetches alongside (`vendorLinks`). */
+  vendor?: string,
+): SvcResponse {
   const { version, variant } = parseBundleQuery(queryOf(request.url));
   const headers: Record<string, string> = {
     "content-type": JS_TYPE,
     "cache-control": version === bundle.hash ? IMMUTABLE : "no-cache",
     etag: variant === undefined ? `"${bundle.hash}"` : `"${bundle.hash}-${variant}"`,
   };
-  if (bundle.preload !== undefined && bundle.preload.length > 0) {
-    headers.link = preloadLinks(bundle.preload);
-  }
+  const links = [
+    bundle.preload !== undefined && bundle.preload.length > 0 ? preloadLinks(bundle.preload) : "",
+    vendor ?? "",
+  ].filter((link) => link !== "");
+  if (links.length > 0) headers.link = links.join(", ");
   const body = variant === undefined ? bundle.code : urlVariantOf(bundle);
   return conditional(request, { status: 200, headers, body });
 }
