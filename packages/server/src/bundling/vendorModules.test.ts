@@ -1,3 +1,4 @@
+import { readImportTable } from "@svc/protocol";
 import { describe, expect, it } from "vitest";
 import { onDemandImports, vendorClosure, vendorLinks, vendorModules } from "./vendorModules.ts";
 
@@ -38,5 +39,9 @@ describe("vendorClosure / vendorLinks", () => {
     const svcReact = new TextDecoder().decode(build.modules.get("@svc/react")?.body);
     expect(svcReact).toMatch(/from\s*"@svc\/runtime"/);
     expect(svcReact).not.toContain("@cfworker");
+    // Each carries an import table, so loader.js rewrites it without lexing (as a bundle).
+    const table = readImportTable(svcReact);
+    expect(table?.imports.map((record) => record.n)).toContain("@svc/runtime");
+    expect(table?.exports).toContain("useComponent");
   });
 });

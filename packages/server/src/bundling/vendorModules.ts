@@ -4,12 +4,15 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  formatImportTable,
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
   ON_DEMAND_MODULES,
   type OnDemandModuleName,
+  readImportTable,
   vendorStem,
 } from "@svc/protocol";
+import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
 
@@ -88,15 +91,31 @@ export function vendorModules(): Promise<VendorBuild> {
 
 /**
  * The on-demand vendor modules (`ON_DEMAND_MODULES`: what `loader.js` does not carry) that a
- * bundle imports, statically or dynamically, found by their specifiers in its code. A string
- * that merely looks like such an import only costs a needless fetch.
+ * bundle imports, statically or dynamically: read from its import table (every bundle svc
+ * builds has one), else found by their specifiers in its code, where a string that merely
+ * looks like such an import only costs a needless fetch.
  */
 export function onDemandImports(code: string | Uint8Array): OnDemandModuleName[] {
   const text = typeof code === "string" ? code : new TextDecoder().decode(code);
+  // A bundle svc built says what it imports in its import table.
+  const table = readTableOrUndefined(text);
+  if (table !== undefined) {
+    const specifiers = new Set(table.imports.map((record) => record.n));
+    return ON_DEMAND_MODULES.filter((specifier) => specifiers.has(specifier));
+  }
+  // Anything else (a test's snippet): its specifiers, found in the code.
   return ON_DEMAND_MODULES.filter((specifier) => {
     const quoted = specifier.replace(/[/.]/g, "\\$&");
     return new RegExp(`(?:\\bfrom|\\bimport\\s*\\(?)\\s*["']${quoted}["']`).test(text);
   });
+}
+
+function readTableOrUndefined(text: string) {
+  try {
+    return readImportTable(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -245,7 +264,19 @@ function output(result: esbuild.BuildResult): { code: Uint8Array; imports: Vendo
       if (external === true && names.has(path)) imports.add(path as VendorModuleName);
     }
   }
-  return { code: file.contents, imports: [...imports] };
+  return { code: withImportTable(file.contents), imports: [...imports] };
+}
+
+/**
+ * The vendor module with the import table svc's server appends to every module a page
+ * rewrites (`//# svcImports=…`): `loader.js` fetches `@svc/react` and the others on demand
+ * and rewrites their imports against the registry, as it does a bundle's.
+ */
+function withImportTable(code: Uint8Array): Uint8Array {
+  let text = new TextDecoder().decode(code);
+  if (!text.endsWith("\n")) text += "\n";
+  const [imports, exports] = lexModule(text);
+  return new TextEncoder().encode(text + formatImportTable(imports, exports));
 }
 
 /**
