@@ -66,13 +66,14 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       write: false,
       minify: true,
       define: { ...common.define, "process.env.NODE_ENV": '"production"' },
-      plugins: [withoutPropsValidation],
+      plugins: [withoutPropsValidation, withoutUrlLoading],
     }),
     esbuild.build({
       ...common,
       write: false,
       minify: false,
       define: { ...common.define, "process.env.NODE_ENV": '"development"' },
+      plugins: [withoutUrlLoading],
     }),
   ]);
   const esm = await esbuild.build({
@@ -118,6 +119,30 @@ const withoutPropsValidation: esbuild.Plugin = {
       contents:
         "export function validateProps() {\n" +
         '  throw new Error("svc: props validation is development-only: not in loader.js (use loader.dev.js, or @svc/react from npm)");\n' +
+        "}\n",
+    }));
+  },
+};
+
+/**
+ * `loader.js` and `loader.dev.js` always rewrite bundles and import them from `blob:`; the
+ * import-map mode (`moduleLoading: "url"`) is `loader.esm.js`'s. So the runtime's
+ * `urlLoading.ts` (0.8 kB gzip) is left out of them: a client asked for it there says where
+ * it is.
+ */
+const withoutUrlLoading: esbuild.Plugin = {
+  name: "svc-without-url-loading",
+  setup(build) {
+    build.onResolve({ filter: /[\\/]urlLoading\.ts$/ }, (args) =>
+      /[\\/]runtime[\\/]src$/.test(args.resolveDir)
+        ? { path: "urlLoading", namespace: "svc-blob-stub" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "svc-blob-stub" }, () => ({
+      loader: "js",
+      contents:
+        "export function createUrlLoading() {\n" +
+        '  throw new Error(\'svc: moduleLoading "url" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm\');\n' +
         "}\n",
     }));
   },
