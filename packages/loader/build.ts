@@ -142,7 +142,7 @@ const withoutUrlLoading: esbuild.Plugin = {
       loader: "js",
       contents:
         "export function createUrlLoading() {\n" +
-        '  throw new Error(\'svc: moduleLoading "url" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm\');\n' +
+        "  throw new Error('svc: moduleLoading \"url\" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm');\n" +
         "}\n",
     }));
   },

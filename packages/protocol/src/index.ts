@@ -33,7 +33,10 @@ export {
 export {
   formatImportTable,
   IMPORT_TABLE_PREFIX,
+  type ImportClause,
   type ImportRecord,
+  isStatic,
+  type ReexportClause,
   readImportTable,
   type TabledModule,
 } from "./importTable.ts";

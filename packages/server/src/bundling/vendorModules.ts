@@ -276,7 +276,7 @@ function withImportTable(code: Uint8Array): Uint8Array {
   let text = new TextDecoder().decode(code);
   if (!text.endsWith("\n")) text += "\n";
   const [imports, exports] = lexModule(text);
-  return new TextEncoder().encode(text + formatImportTable(imports, exports));
+  return new TextEncoder().encode(text + formatImportTable(text, imports, exports));
 }
 
 /**
