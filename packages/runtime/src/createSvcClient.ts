@@ -201,14 +201,13 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
+    const { names, modules } = modulePreloads(response, url, baseUrl());
     // Its dependencies start now, while its body is still arriving.
     if (preload) {
-      const names = preloadedNames(response, url, baseUrl());
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
     // So do the vendor modules it needs (e.g. `@svc/react`) that the page lacks.
-    const modules = byUrl ? [] : vendorLinks(response, url, baseUrl());
     for (const file of modules) fetchVendor(name, file);
     return { code: await response.text(), url: absolute(url), modules };
   }
@@ -543,22 +542,27 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
 }
 
 /**
- * The components a bundle response names in `Link: <…>; rel=modulepreload`: bundle URLs of
- * the same API (`./image.js?<hash>`, relative to the bundle), as names. Anything else a proxy
- * or the app may have added is ignored.
+ * What a bundle response preloads (`Link: <…>; rel=modulepreload`), resolved against the
+ * bundle's URL: the components of the same API (`./image.js?<hash>`, as names) and the vendor
+ * modules beside the bundles directory (`../vendor/<stem>.<hash>.js`, as specifiers and URLs),
+ * each in order. Anything else a proxy or the app may have added is ignored.
  */
-export function preloadedNames(response: Response, url: string, base?: string): string[] {
+export function modulePreloads(
+  response: Response,
+  url: string,
+  base?: string,
+): { names: string[]; modules: VendorFile[] } {
+  const names: string[] = [];
+  const modules: VendorFile[] = [];
   const header = response.headers.get("link");
-  if (header === null) return [];
   let bundle: URL;
   try {
     bundle = new URL(response.url || url, base ?? "http://svc.invalid/");
   } catch {
-    return [];
+    return { names, modules };
   }
   const directory = bundle.pathname.slice(0, bundle.pathname.lastIndexOf("/") + 1);
-  const names: string[] = [];
-  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+  for (const [, target = "", params = ""] of header?.matchAll(/<([^>]*)>([^,]*)/g) ?? []) {
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(params)?.[1] ?? "";
     if (!rel.toLowerCase().split(/\s+/).includes("modulepreload")) continue;
     let link: URL;
@@ -567,6 +571,9 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     } catch {
       continue;
     }
+    const stem = /\/vendor\/([\w-]+)\.\w+\.js$/.exec(link.pathname)?.[1];
+    const module = IMPORT_MAP_MODULES.find((m) => vendorStem(m) === stem);
+    if (module !== undefined) modules.push({ module, url: link.href });
     if (link.origin !== bundle.origin || !link.pathname.startsWith(directory)) continue;
     const file = link.pathname.slice(directory.length);
     if (!file.endsWith(".js") || file.includes("/")) continue;
@@ -578,27 +585,7 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     }
     if (componentNameProblem(name) === undefined) names.push(name);
   }
-  return names;
-}
-
-/**
- * The vendor modules a bundle response names in `Link: <../vendor/<stem>.<hash>.js>;
- * rel=modulepreload` (beside the bundles directory), in order, as specifiers and URLs.
- */
-export function vendorLinks(response: Response, url: string, base?: string): VendorFile[] {
-  const header = response.headers.get("link");
-  if (header === null) return [];
-  const files: VendorFile[] = [];
-  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
-    if (!/rel\s*=\s*"?modulepreload/i.test(params)) continue;
-    const match = /\/vendor\/([\w-]+)\.\w+\.js$/.exec(target);
-    const module = IMPORT_MAP_MODULES.find((m) => vendorStem(m) === match?.[1]);
-    if (module === undefined) continue;
-    try {
-      files.push({ module, url: new URL(target, new URL(response.url || url, base)).href });
-    } catch {}
-  }
-  return files;
+  return { names, modules };
 }
 
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */
