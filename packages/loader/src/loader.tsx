@@ -302,22 +302,6 @@ function createLoader(): SvcGlobal {
     }
   }
 
-  /** Names a plain error thrown while rendering `name` (a `RenderError`), and throws it on. */
-  class Scope extends R.Component<
-    { name: string; children?: React.ReactNode },
-    { error: unknown }
-  > {
-    override state = { error: null as unknown };
-    static getDerivedStateFromError(error: unknown) {
-      return { error };
-    }
-    override render() {
-      const { error } = this.state;
-      if (error === null) return this.props.children;
-      throw isSvcError(error) ? error : new RenderError(this.props.name, error);
-    }
-  }
-
   /** The component with its stylesheets applied while it is mounted. */
   function Styled({
     component,
@@ -341,11 +325,8 @@ function createLoader(): SvcGlobal {
       if (issues.length > 0) throw new SchemaValidationError(name, issues);
     }
     const component = getComponentExport(module, name) as React.ComponentType<object>;
-    const content = h(
-      Scope,
-      { name },
-      h(Styled, { component, props, sheets: stylesheetsOf(module) }),
-    );
+    // A plain error it throws is named (a `RenderError`) by the container's `Frame`.
+    const content = h(Styled, { component, props, sheets: stylesheetsOf(module) });
     const S = providers.get(module);
     const queryClient = S === undefined ? undefined : queryClientOf(source);
     return S === undefined
