@@ -59,6 +59,12 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     footer: { js: footer },
     legalComments: "none",
     logLevel: "warning",
+    // Class fields as constructor assignments (TypeScript's own pre-ES2022 semantics) rather
+    // than one `defineProperty` helper call per field: no svc class has a setter a field could
+    // shadow, so nothing changes but the bytes (−0.1 kB gzip).
+    tsconfigRaw: {
+      compilerOptions: { useDefineForClassFields: false, verbatimModuleSyntax: true },
+    },
   };
   const [prod, dev] = await Promise.all([
     esbuild.build({
