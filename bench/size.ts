@@ -8,9 +8,11 @@
  * Target: the loader at most 10 kB (10,000 bytes) gzip above React + ReactDOM. This row fails
  * `npm run bench` (exit 1) when it misses. `npm run bench -- size`.
  *
- * The on-demand vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
- * which `loader.js` fetches only for a bundle that imports them, are reported in rows of their
- * own, as the server builds them (`buildVendorModules`, esbuild, minified ES modules).
+ * What `loader.js` fetches on demand is reported in rows of its own: `loader.extras.js`
+ * (island hydration strategies, the live-reload client), only for a page with an island or live
+ * reload; the vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
+ * only for a bundle that imports them, as the server builds them (`buildVendorModules`,
+ * esbuild, minified ES modules).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -76,6 +78,7 @@ export async function benchLoaderSize(): Promise<Row[]> {
     };
     const sizes = ON_DEMAND_MODULES.map((module) => `${module} ${kB(gzipOf(module)).toFixed(1)}`);
     const svcReact = gzipOf("@svc/react") + gzipOf("@tanstack/react-query");
+    const extras = readFileSync(built.extras);
     return [
       {
         name: `loader.js minified (React ${version} + ReactDOM alone as baseline)`,
@@ -93,6 +96,11 @@ export async function benchLoaderSize(): Promise<Row[]> {
         target: `≤ baseline + ${kB(LOADER_BUDGET_BYTES)} kB`,
         ok: loaderGzip <= reactGzip + LOADER_BUDGET_BYTES,
         gate: true,
+      },
+      {
+        name: "loader.extras.js gzip, fetched only for a page with an island or live reload",
+        value: kB(gzipSync(extras).length),
+        unit: "kB",
       },
       {
         name: `on-demand vendor files gzip, fetched only when a bundle imports one (${sizes.join(" kB, ")} kB); value: @svc/react + TanStack Query`,

@@ -9,14 +9,24 @@
  * It renders every `[data-svc-component]` container in its own React root, inside Suspense
  * and an error boundary, and exposes `window.svc = { render, update, load, reload, unmount }`.
  * With `data-svc-live` on the script or a container it follows `svc serve`'s live-reload
- * stream (`{apiBase}/events`): changed components re-render in place.
+ * stream (`{apiBase}/events`): changed components re-render in place. The hydration strategies
+ * of islands and the live-reload client are `loader.extras.js` (extras.ts), fetched only by a
+ * page that has an island or follows live reload.
  *
  * `loader.js` carries React, ReactDOM and `@svc/runtime`, and renders top-level components
  * without TanStack Query. The other shared modules (`@svc/react` with TanStack Query, goober)
  * are vendor files the runtime fetches only for a bundle that imports them; a component that
  * imports `@svc/react` is rendered inside its `SvcProvider`, so `useComponent` works below it.
  */
-import type { KnownName, PropsFor, SvcComponentName, SvcProps } from "@svc/protocol";
+import {
+  type KnownName,
+  type LiveEvent,
+  LOADER_EXTRAS_FILE,
+  LOADER_EXTRAS_PATH,
+  type PropsFor,
+  type SvcComponentName,
+  type SvcProps,
+} from "@svc/protocol";
 import type * as SvcReact from "@svc/react";
 import * as svcReactModule from "@svc/react";
 import { validateProps } from "@svc/react";
@@ -26,17 +36,15 @@ import {
   type ComponentModule,
   type ComponentStylesheet,
   createSvcClient,
-  followEvents,
   getComponentExport,
   getModuleRegistry,
+  importCode,
   installModules,
   isSvcError,
   RenderError,
-  readIsland,
   SchemaValidationError,
   type SvcClient,
   stylesheetsOf,
-  whenToHydrate,
 } from "@svc/runtime";
 import * as tanstackQuery from "@tanstack/react-query";
 import * as goober from "goober";
@@ -53,9 +61,11 @@ const VERSION = __SVC_LOADER_VERSION__;
  * are the page's import map's, importing each bundle by its own URL (no `blob:`).
  */
 declare const __SVC_MODULE_LOADING__: "blob" | "url";
-const BY_URL = __SVC_MODULE_LOADING__ === "url";
 // Replaced by the build.
 declare const process: { env: { NODE_ENV?: string } };
+
+/** `loader.extras.js`: island hydration strategies and the live-reload client (extras.ts). */
+type LoaderExtras = typeof import("./extras.ts");
 
 export interface SvcLoadOptions {
   /** API base to load from. Default: the script's `data-svc-api`, else `/api`. */
@@ -152,7 +162,7 @@ function createLoader(): SvcGlobal {
     document.currentScript instanceof HTMLScriptElement
       ? document.currentScript
       : // A module script has no currentScript: its data-svc-* attributes are looked up.
-        BY_URL
+        __SVC_MODULE_LOADING__ === "url"
         ? document.querySelector<HTMLScriptElement>(
             'script[type="module"]:is([data-svc-api],[data-svc-manifest],[data-svc-live])',
           )
@@ -195,6 +205,30 @@ function createLoader(): SvcGlobal {
     }
     return source;
   };
+
+  let extras: Promise<LoaderExtras> | undefined;
+  /**
+   * `loader.extras.js`, fetched (once per page, again after a failure) when a page first has
+   * an island to hydrate or follows live reload: from `source`'s API, or in static mode from
+   * beside the manifest. `loader.esm.js` has it bundled in.
+   */
+  function extrasFor(source: Source): Promise<LoaderExtras> {
+    if (extras === undefined) {
+      const pending =
+        __SVC_MODULE_LOADING__ === "url"
+          ? import("./extras.ts")
+          : importExtras(
+              manifestUrl === undefined
+                ? `${source.client.apiBase}${LOADER_EXTRAS_PATH}`
+                : new URL(LOADER_EXTRAS_FILE, new URL(manifestUrl, document.baseURI)).href,
+            );
+      extras = pending;
+      pending.catch(() => {
+        if (extras === pending) extras = undefined;
+      });
+    }
+    return extras;
+  }
 
   /** The QueryClient of `source` for `@svc/react`: one per API, as `useComponent` keys by name. */
   function queryClientOf(source: Source): QueryClientLike | undefined {
@@ -412,7 +446,19 @@ function createLoader(): SvcGlobal {
    */
   function hydrate(container: Element, state: Mounted) {
     const { source, name } = state;
-    state.cancel = whenToHydrate(container, async () => {
+    // `none` never loads anything, not even the strategies.
+    if (container.getAttribute("data-svc-hydrate") === "none") return;
+    let cancelled = false;
+    state.cancel = () => {
+      cancelled = true;
+    };
+    extrasFor(source).then(
+      ({ readIsland, whenToHydrate }) => {
+        if (!cancelled) state.cancel = whenToHydrate(container, () => start(readIsland));
+      },
+      (error: unknown) => console.error(`svc: island "${name}":`, error),
+    );
+    const start = async (readIsland: LoaderExtras["readIsland"]) => {
       try {
         const { hashes } = readIsland(container);
         const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
@@ -445,7 +491,7 @@ function createLoader(): SvcGlobal {
       } catch (error) {
         console.error(`svc: island "${name}":`, error);
       }
-    });
+    };
   }
 
   function mount(container: Element) {
@@ -506,7 +552,13 @@ function createLoader(): SvcGlobal {
   function follow(source: Source) {
     if (source.live || manifestUrl !== undefined) return;
     source.live = true;
-    source.disconnect = followEvents(`${source.client.apiBase}/events`, (event) => {
+    extrasFor(source).then(
+      ({ followEvents }) => {
+        source.disconnect = followEvents(`${source.client.apiBase}/events`, onEvent);
+      },
+      (error: unknown) => console.error("svc: live reload is off:", error),
+    );
+    function onEvent(event: LiveEvent) {
       if (event.type === "change") {
         source.known.set(event.name, event.hash);
         void reloadIn(source, event.name, event.hash);
@@ -529,7 +581,7 @@ function createLoader(): SvcGlobal {
           );
         }
       }
-    });
+    }
   }
 
   const svc: SvcGlobal = {
@@ -582,6 +634,27 @@ function createLoader(): SvcGlobal {
     svc.render();
   }
   return svc;
+}
+
+/**
+ * `loader.extras.js` from `url`, imported from `blob:` as bundles are (so the page's CSP needs
+ * nothing more, whatever origin the API is on).
+ */
+async function importExtras(url: string): Promise<LoaderExtras> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`svc loader: request to ${url} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (!response.ok) {
+    throw new Error(
+      `svc loader: GET ${url} → ${response.status}: ${LOADER_EXTRAS_FILE} holds the loader's island hydration and live reload (the svc API serves it; svc build writes it beside the manifest)`,
+    );
+  }
+  return (await importCode(await response.text())) as unknown as LoaderExtras;
 }
 
 /** `data-svc-live` (any value but "false") on the script or a container. */

@@ -85,6 +85,8 @@ export {
   ESM_LOADER_PATH,
   islandPath,
   LIST_PATH,
+  LOADER_EXTRAS_FILE,
+  LOADER_EXTRAS_PATH,
   LOADER_PATH,
   metadataPath,
   parseBundleQuery,

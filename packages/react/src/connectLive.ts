@@ -1,12 +1,13 @@
 import type { LiveEvent } from "@svc/protocol";
-import { followEvents, type LiveStatus, type SvcClient } from "@svc/runtime";
+import type { SvcClient } from "@svc/runtime";
+import { followEvents, type LiveStatus } from "@svc/runtime/live";
 import type { QueryClient } from "@tanstack/react-query";
 import { svcQueryKeys } from "./queryKeys.ts";
 import { reloadComponent, showComponentFailure } from "./reloadComponent.ts";
 
 export type { LiveErrorLocation, LiveEvent } from "@svc/protocol";
 
-export type { LiveStatus } from "@svc/runtime";
+export type { LiveStatus } from "@svc/runtime/live";
 
 export interface LiveOptions {
   /** URL of the event stream. Default: `{apiBase}/events` of the svc client. */

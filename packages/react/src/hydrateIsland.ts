@@ -1,5 +1,6 @@
 import { ISLAND_ATTRIBUTES } from "@svc/protocol";
-import { readIsland, type SvcClient, whenToHydrate } from "@svc/runtime";
+import type { SvcClient } from "@svc/runtime";
+import { readIsland, whenToHydrate } from "@svc/runtime/islands";
 import type { QueryClient } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";

@@ -1,3 +1,7 @@
+// Two parts only some pages need have entry points of their own, so that what imports this
+// one (the standalone loader, which puts all of it in the page's module registry) does not
+// carry them: `@svc/runtime/islands` (`whenToHydrate`, `readIsland`) and `@svc/runtime/live`
+// (`followEvents`).
 export { assertComponentName, componentNameProblem, fileSafeName } from "./componentName.ts";
 export {
   type ComponentMetadata,
@@ -25,7 +29,6 @@ export {
   type SvcErrorKind,
   type SvcErrorOptions,
 } from "./errors.ts";
-export { followEvents, type LiveStatus } from "./followEvents.ts";
 export { type ComponentModule, importCode } from "./importCode.ts";
 export { verifyIntegrity } from "./integrity.ts";
 export {
@@ -46,4 +49,3 @@ export {
   type ComponentStylesheet,
   stylesheetsOf,
 } from "./stylesheets.ts";
-export { readIsland, whenToHydrate } from "./whenToHydrate.ts";

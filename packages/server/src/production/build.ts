@@ -13,9 +13,16 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
-import { fileSafeName, type ManifestFile, type ManifestModule, SvcError } from "@svc/protocol";
+import {
+  fileSafeName,
+  LOADER_EXTRAS_FILE,
+  type ManifestFile,
+  type ManifestModule,
+  SvcError,
+} from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import {
   type BundleFile,
@@ -292,6 +299,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     }
     if (mapVendor !== undefined) importMap = writeImportMap(output, mapVendor, bundles);
     else for (const [path, body] of vendorFiles) output.place(path, body);
+    // What `loader.js` fetches from beside the manifest for islands (static mode has no live
+    // reload); without `@svc/loader` installed there is no loader to fetch it.
+    const extras = readLoaderExtras();
+    if (extras !== undefined) output.place(LOADER_EXTRAS_FILE, extras);
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
     // The previous build's files the new one drops start their grace period now.
     touchReplaced(outDir, previous, output.written);
@@ -332,6 +343,16 @@ function writeImportMap(
   const map = createBuildImportMap(vendor, bundles);
   output.place(IMPORT_MAP_FILE, Buffer.from(`${JSON.stringify(map, null, 2)}\n`));
   return map;
+}
+
+/** `@svc/loader`'s `loader.extras.js` as installed, or undefined. */
+function readLoaderExtras(): Uint8Array | undefined {
+  try {
+    const path = fileURLToPath(import.meta.resolve(`@svc/loader/${LOADER_EXTRAS_FILE}`));
+    return new Uint8Array(readFileSync(path));
+  } catch {
+    return undefined;
+  }
 }
 
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
@@ -799,6 +820,7 @@ function checkOutDir(outDir: string): void {
     (name) =>
       name !== MANIFEST_FILE &&
       name !== BUNDLES_DIR &&
+      name !== LOADER_EXTRAS_FILE &&
       !IMPORT_MAP_ENTRIES.includes(name) &&
       !TEMPORARY.test(name),
   );
