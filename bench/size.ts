@@ -1,11 +1,18 @@
 /**
  * Size of the standalone loader (issue 18): `loader.js` as `npm run build -w @svc/loader`
- * builds it, against React + ReactDOM (`react`, `react/jsx-runtime`, `react-dom`,
+ * builds it — React, ReactDOM, `@svc/runtime` and the loader: all a page whose bundles import
+ * no on-demand module gets — against React + ReactDOM (`react`, `react/jsx-runtime`, `react-dom`,
  * `react-dom/client`: what the loader bundles) of the version installed here, built the same
  * way (esbuild, one IIFE, es2020, minified, `NODE_ENV` "production", no legal comments).
  * Sizes are exact, so one build each; gzip is zlib's default level, as servers send it.
  * Target: the loader at most 10 kB (10,000 bytes) gzip above React + ReactDOM. This row fails
  * `npm run bench` (exit 1) when it misses. `npm run bench -- size`.
+ *
+ * What `loader.js` fetches on demand is reported in rows of its own: `loader.extras.js`
+ * (island hydration strategies, the live-reload client), only for a page with an island or live
+ * reload; the vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
+ * only for a bundle that imports them, as the server builds them (`buildVendorModules`,
+ * esbuild, minified ES modules).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -14,6 +21,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { buildLoader } from "../packages/loader/build.ts";
+import { ON_DEMAND_MODULES } from "../packages/protocol/src/index.ts";
+import { buildVendorModules } from "../packages/server/src/bundling/vendorModules.ts";
 import type { Row } from "./lib.ts";
 
 /** Bytes the loader may add to React + ReactDOM, gzip. */
@@ -59,6 +68,17 @@ export async function benchLoaderSize(): Promise<Row[]> {
     const version = (require("react/package.json") as { version: string }).version;
     const loaderGzip = gzipSync(loader).length;
     const reactGzip = gzipSync(react).length;
+    const vendor = await buildVendorModules({
+      resolveDir: join(import.meta.dirname, "../packages/server/src/bundling"),
+    });
+    const gzipOf = (module: string) => {
+      const body = vendor.modules.get(module as never)?.body;
+      if (body === undefined) throw new Error(`no vendor file for ${module}`);
+      return gzipSync(body).length;
+    };
+    const sizes = ON_DEMAND_MODULES.map((module) => `${module} ${kB(gzipOf(module)).toFixed(1)}`);
+    const svcReact = gzipOf("@svc/react") + gzipOf("@tanstack/react-query");
+    const extras = readFileSync(built.extras);
     return [
       {
         name: `loader.js minified (React ${version} + ReactDOM alone as baseline)`,
@@ -76,6 +96,23 @@ export async function benchLoaderSize(): Promise<Row[]> {
         target: `≤ baseline + ${kB(LOADER_BUDGET_BYTES)} kB`,
         ok: loaderGzip <= reactGzip + LOADER_BUDGET_BYTES,
         gate: true,
+      },
+      {
+        name: "loader.extras.js gzip, fetched only for a page with an island or live reload",
+        value: kB(gzipSync(extras).length),
+        unit: "kB",
+      },
+      {
+        name: `on-demand vendor files gzip, fetched only when a bundle imports one (${sizes.join(" kB, ")} kB); value: @svc/react + TanStack Query`,
+        value: kB(svcReact),
+        unit: "kB",
+      },
+      {
+        name: "loader.js + the vendor files of a page whose bundles import @svc/react, gzip",
+        value: kB(loaderGzip + svcReact),
+        unit: "kB",
+        baseline: kB(reactGzip),
+        ratio: (loaderGzip + svcReact) / reactGzip,
       },
     ];
   } finally {

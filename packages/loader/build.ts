@@ -5,14 +5,17 @@
  *   svc's props validation against `schema.json`);
  * - `dist/loader.esm.js`: the same loader as a minified ES module that imports React,
  *   `@svc/react`, TanStack Query and goober by bare name (the page's import map resolves them)
- *   and each bundle by its own URL: no `blob:`, no import rewriting.
+ *   and each bundle by its own URL: no `blob:`, no import rewriting;
+ * - `dist/loader.extras.js`: a minified ES module importing nothing, which `loader.js` and
+ *   `loader.dev.js` fetch only for a page with an island or live reload (island hydration
+ *   strategies, the live-reload client; see `src/extras.ts`). `loader.esm.js` bundles it.
  *
  * Run with `node build.ts` (Node 24 runs TypeScript directly), or import `buildLoader`.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { IMPORT_MAP_MODULES } from "@svc/protocol";
+import { IMPORT_MAP_MODULES, LOADER_EXTRAS_FILE } from "@svc/protocol";
 import * as esbuild from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -29,6 +32,8 @@ export interface BuiltLoader {
   development: string;
   /** Absolute path of `loader.esm.js`: the ES-module loader for import-map pages (no `blob:`). */
   esm: string;
+  /** Absolute path of `loader.extras.js`: what `loader.js` fetches for islands and live reload. */
+  extras: string;
 }
 
 // A second copy of the script on a page must change nothing, so the whole bundle (React
@@ -41,6 +46,7 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
   const production = `${outdir}/loader.js`;
   const development = `${outdir}/loader.dev.js`;
   const moduleLoader = `${outdir}/loader.esm.js`;
+  const extrasFile = `${outdir}/${LOADER_EXTRAS_FILE}`;
   const common: esbuild.BuildOptions = {
     entryPoints: [`${here}src/loader.tsx`],
     bundle: true,
@@ -59,6 +65,12 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     footer: { js: footer },
     legalComments: "none",
     logLevel: "warning",
+    // Class fields as constructor assignments (TypeScript's own pre-ES2022 semantics) rather
+    // than one `defineProperty` helper call per field: no svc class has a setter a field could
+    // shadow, so nothing changes but the bytes (−0.1 kB gzip).
+    tsconfigRaw: {
+      compilerOptions: { useDefineForClassFields: false, verbatimModuleSyntax: true },
+    },
   };
   const [prod, dev] = await Promise.all([
     esbuild.build({
@@ -66,19 +78,18 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       write: false,
       minify: true,
       define: { ...common.define, "process.env.NODE_ENV": '"production"' },
-      plugins: [withoutPropsValidation],
+      plugins: [withoutPropsValidation, withoutUrlLoading, extrasOnDemand],
     }),
     esbuild.build({
       ...common,
       write: false,
       minify: false,
       define: { ...common.define, "process.env.NODE_ENV": '"development"' },
+      plugins: [withoutUrlLoading, extrasOnDemand],
     }),
   ]);
   const esm = await esbuild.build({
     ...common,
-    // React, @svc/react, TanStack Query, goober: the page's, through its import map.
-    external: [...IMPORT_MAP_MODULES],
     format: "esm",
     banner: {},
     footer: {},
@@ -89,14 +100,27 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       __SVC_MODULE_LOADING__: '"url"',
       "process.env.NODE_ENV": '"production"',
     },
+    // React, @svc/react, TanStack Query, goober: the page's, through its import map.
+    plugins: [importMapExternals],
+  });
+  const extras = await esbuild.build({
+    ...common,
+    entryPoints: [`${here}src/extras.ts`],
+    format: "esm",
+    banner: {},
+    footer: {},
+    write: false,
+    minify: true,
+    define: { "process.env.NODE_ENV": '"production"' },
   });
   await mkdir(outdir, { recursive: true });
   await Promise.all([
     writeAtomically(production, prod),
     writeAtomically(development, dev),
     writeAtomically(moduleLoader, esm),
+    writeAtomically(extrasFile, extras),
   ]);
-  return { production, development, esm: moduleLoader };
+  return { production, development, esm: moduleLoader, extras: extrasFile };
 }
 
 /**
@@ -124,6 +148,65 @@ const withoutPropsValidation: esbuild.Plugin = {
 };
 
 /**
+ * `loader.js` and `loader.dev.js` always rewrite bundles and import them from `blob:`; the
+ * import-map mode (`moduleLoading: "url"`) is `loader.esm.js`'s. So the runtime's
+ * `urlLoading.ts` (0.8 kB gzip) is left out of them: a client asked for it there says where
+ * it is.
+ */
+const withoutUrlLoading: esbuild.Plugin = {
+  name: "svc-without-url-loading",
+  setup(build) {
+    build.onResolve({ filter: /[\\/]urlLoading\.ts$/ }, (args) =>
+      /[\\/]runtime[\\/]src$/.test(args.resolveDir)
+        ? { path: "urlLoading", namespace: "svc-blob-stub" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "svc-blob-stub" }, () => ({
+      loader: "js",
+      contents:
+        "export function createUrlLoading() {\n" +
+        "  throw new Error('svc: moduleLoading \"url\" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm');\n" +
+        "}\n",
+    }));
+  },
+};
+
+/**
+ * The import map's modules stay bare imports of `loader.esm.js`, by their exact names only:
+ * esbuild's `external` would take `@svc/runtime/islands` for part of `@svc/runtime` too, and
+ * the import map maps no such subpath (they are bundled, as in the vendor `@svc/react`).
+ */
+const importMapExternals: esbuild.Plugin = {
+  name: "svc-import-map-externals",
+  setup(build) {
+    const names = new Set<string>(IMPORT_MAP_MODULES);
+    build.onResolve({ filter: /^[@a-z]/ }, (args) =>
+      names.has(args.path) ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
+
+/**
+ * `loader.js` and `loader.dev.js` fetch `loader.extras.js` (island hydration strategies, the
+ * live-reload client) when a page needs it; only `loader.esm.js` bundles `src/extras.ts`.
+ * esbuild bundles a dynamic `import()` even in a branch the build makes dead, so the blob
+ * builds see an empty module there.
+ */
+const extrasOnDemand: esbuild.Plugin = {
+  name: "svc-extras-on-demand",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/extras\.ts$/ }, () => ({
+      path: "extras",
+      namespace: "svc-on-demand",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "svc-on-demand" }, () => ({
+      loader: "js",
+      contents: "export {};\n",
+    }));
+  },
+};
+
+/**
  * Writes beside the target and renames: servers (and parallel test runs) that read the file
  * never see half of it.
  */
@@ -137,5 +220,5 @@ async function writeAtomically(file: string, result: esbuild.BuildResult<{ write
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const built = await buildLoader();
-  console.log(`built ${built.production} and ${built.development}`);
+  console.log(`built ${built.production}, ${built.development}, ${built.esm} and ${built.extras}`);
 }

@@ -100,8 +100,10 @@ describe("preloading: a three-level composition costs one round trip", () => {
 
   it("from the API: b and c start with a's answer (Link), so three levels cost two round trips, not three", async () => {
     const linked = await fetch(`${dev.url}/api/bundles/a.js`);
+    // Its components, then the vendor files loader.js fetches for its `@svc/react` import
+    // (TanStack Query first: `@svc/react` imports it).
     expect(linked.headers.get("link")).toMatch(
-      /^<\.\/b\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/c\.js\?[0-9a-f]{12}>; rel=modulepreload$/,
+      /^<\.\/b\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/c\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\.\/vendor\/tanstack-react-query\.[0-9a-f]{12}\.js>; rel=modulepreload, <\.\.\/vendor\/svc-react\.[0-9a-f]{12}\.js>; rel=modulepreload$/,
     );
     const preloaded = await timed(browser, `${dev.url}/abc.html`, "c");
     const computed = await timed(browser, `${dev.url}/xyz.html`, "z");

@@ -144,7 +144,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "bundles a prefixed name (encoded colon)", path: "/bundles/ui%3Acard.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "card" } },
     { title: "bundles a nested (dotted) name", path: "/bundles/widgets.chart.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: "svg" } },
     { title: "sends no Link header for a bundle that asks for no component", path: "/bundles/greeting.js", expect: { status: 200, headers: { link: null } } },
-    { title: "preloads the components a bundle asks for that exist (Link, relative to the bundle)", path: "/bundles/gallery.js", expect: { status: 200, contentType: JS_TYPE, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/ui:card\.js\?[0-9a-f]{12}>; rel=modulepreload$/ } } },
+    { title: "preloads the components a bundle asks for that exist, then the on-demand vendor files it imports, dependencies first (Link, relative to the bundle)", path: "/bundles/gallery.js", expect: { status: 200, contentType: JS_TYPE, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\/ui:card\.js\?[0-9a-f]{12}>; rel=modulepreload, <\.\.\/vendor\/tanstack-react-query\.[0-9a-f]{12}\.js>; rel=modulepreload, <\.\.\/vendor\/svc-react\.[0-9a-f]{12}\.js>; rel=modulepreload$/ } } },
     { title: "keeps the Link header on a 304", path: "/bundles/gallery.js", revalidate: true, expect: { status: 304, headers: { link: /^<\.\/greeting\.js\?[0-9a-f]{12}>; rel=modulepreload, / } } },
     { title: "answers 304 to a bundle the client has", path: "/bundles/greeting.js", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "answers HEAD like GET, without a body", method: "HEAD", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: Buffer.alloc(0) } },
@@ -203,6 +203,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "serves the loader script", path: "/loader.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderCode } },
     { title: "answers 304 to a loader script the client has", path: "/loader.js?v=1", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "serves the development loader script", path: "/loader.dev.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.devLoaderCode } },
+    { title: "serves what the loader fetches for islands and live reload", path: "/loader.extras.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderExtrasCode } },
 
     // No build directory: nothing static
     { title: "404 NotFound for static files without a build directory", path: "/static/manifest.json", expect: error(404, "NotFound") },

@@ -24,6 +24,8 @@ export interface Fixture {
   loaderCode: Buffer;
   devLoaderScript: string;
   devLoaderCode: Buffer;
+  loaderExtras: string;
+  loaderExtrasCode: Buffer;
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
   buildDir: string;
   prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
@@ -87,6 +89,9 @@ export function createFixture(): Fixture {
     "/* svc loader, development (fixture) */\nwindow.svcDev = 1;\n",
   );
   writeFileSync(devLoaderScript, devLoaderCode);
+  const loaderExtras = join(root, "loader.extras.js");
+  const loaderExtrasCode = Buffer.from("/* svc loader extras (fixture) */\nexport {};\n");
+  writeFileSync(loaderExtras, loaderExtrasCode);
 
   const buildDir = join(root, "build");
   const prebuilt = {} as Record<"greeting" | "ui:card", Prebuilt>;
@@ -135,6 +140,8 @@ export function createFixture(): Fixture {
     loaderCode,
     devLoaderScript,
     devLoaderCode,
+    loaderExtras,
+    loaderExtrasCode,
     buildDir,
     prebuilt,
     prebuiltFiles,

@@ -62,6 +62,7 @@ function configOptions(fx: Fixture, config: Config): BridgeOptions {
     logger: silentLogger,
     loaderScript: fx.loaderScript,
     devLoaderScript: fx.devLoaderScript,
+    loaderExtras: fx.loaderExtras,
     cors: { origins: [CORS_ORIGIN] },
   };
   if (config === "prebuilt") return { ...base, buildDir: fx.buildDir };

@@ -9,20 +9,44 @@
  * It renders every `[data-svc-component]` container in its own React root, inside Suspense
  * and an error boundary, and exposes `window.svc = { render, update, load, reload, unmount }`.
  * With `data-svc-live` on the script or a container it follows `svc serve`'s live-reload
- * stream (`{apiBase}/events`): changed components re-render in place.
+ * stream (`{apiBase}/events`): changed components re-render in place. The hydration strategies
+ * of islands and the live-reload client are `loader.extras.js` (extras.ts), fetched only by a
+ * page that has an island or follows live reload.
+ *
+ * `loader.js` carries React, ReactDOM and `@svc/runtime`, and renders top-level components
+ * without TanStack Query. The other shared modules (`@svc/react` with TanStack Query, goober)
+ * are vendor files the runtime fetches only for a bundle that imports them; a component that
+ * imports `@svc/react` is rendered inside its `SvcProvider`, so `useComponent` works below it.
  */
-import * as svcReact from "@svc/react";
 import {
-  type ComponentModule,
-  getModuleRegistry,
-  installModules,
   type KnownName,
+  type LiveEvent,
+  LOADER_EXTRAS_FILE,
+  LOADER_EXTRAS_PATH,
   type PropsFor,
-  type SvcClient,
   type SvcComponentName,
   type SvcProps,
-} from "@svc/react";
-import { QueryClient } from "@tanstack/react-query";
+} from "@svc/protocol";
+import type * as SvcReact from "@svc/react";
+import * as svcReactModule from "@svc/react";
+import { validateProps } from "@svc/react";
+import * as runtime from "@svc/runtime";
+import {
+  adoptStylesheets,
+  type ComponentModule,
+  type ComponentStylesheet,
+  createSvcClient,
+  getComponentExport,
+  getModuleRegistry,
+  importCode,
+  installModules,
+  isSvcError,
+  RenderError,
+  SchemaValidationError,
+  type SvcClient,
+  stylesheetsOf,
+} from "@svc/runtime";
+import * as tanstackQuery from "@tanstack/react-query";
 import * as goober from "goober";
 import * as React from "react";
 import * as jsxRuntime from "react/jsx-runtime";
@@ -37,7 +61,11 @@ const VERSION = __SVC_LOADER_VERSION__;
  * are the page's import map's, importing each bundle by its own URL (no `blob:`).
  */
 declare const __SVC_MODULE_LOADING__: "blob" | "url";
-const BY_URL = __SVC_MODULE_LOADING__ === "url";
+// Replaced by the build.
+declare const process: { env: { NODE_ENV?: string } };
+
+/** `loader.extras.js`: island hydration strategies and the live-reload client (extras.ts). */
+type LoaderExtras = typeof import("./extras.ts");
 
 export interface SvcLoadOptions {
   /** API base to load from. Default: the script's `data-svc-api`, else `/api`. */
@@ -89,6 +117,42 @@ declare global {
   }
 }
 
+/** A promise React's `use` reads without suspending once it has settled. */
+type Tracked<T> = Promise<T> & { status?: string; value?: T; reason?: unknown };
+
+function track<T>(promise: Promise<T>): Tracked<T> {
+  const tracked = promise as Tracked<T>;
+  tracked.then(
+    (value) => {
+      tracked.status = "fulfilled";
+      tracked.value = value;
+    },
+    (reason: unknown) => {
+      tracked.status = "rejected";
+      tracked.reason = reason;
+    },
+  );
+  return tracked;
+}
+
+/** What the loader needs of TanStack Query's `QueryClient` (the vendor module's, on demand). */
+type QueryClientLike = SvcReact.SvcProviderProps["queryClient"] & object;
+
+/** One API (or manifest): its client, and the modules the loader rendered from it. */
+interface Source {
+  client: SvcClient;
+  modules: Map<string, Tracked<ComponentModule>>;
+  metadata: Map<string, Tracked<{ props?: unknown } | null>>;
+  /** Bumped at every reload: error boundaries showing a failure start over. */
+  revision: number;
+  /** Created with the first component that imports `@svc/react` (for its `SvcProvider`). */
+  queryClient?: QueryClientLike;
+  /** Content hashes seen, by name (live reload compares them after a reconnect). */
+  known: Map<string, string>;
+  live?: boolean;
+  disconnect?: () => void;
+}
+
 // The build also wraps this file in a guard, so a second copy never even evaluates its React;
 // this check keeps the rule when the file is bundled some other way.
 if (window.svc === undefined) window.svc = createLoader();
@@ -98,7 +162,7 @@ function createLoader(): SvcGlobal {
     document.currentScript instanceof HTMLScriptElement
       ? document.currentScript
       : // A module script has no currentScript: its data-svc-* attributes are looked up.
-        BY_URL
+        __SVC_MODULE_LOADING__ === "url"
         ? document.querySelector<HTMLScriptElement>(
             'script[type="module"]:is([data-svc-api],[data-svc-manifest],[data-svc-live])',
           )
@@ -109,39 +173,213 @@ function createLoader(): SvcGlobal {
   const defaultApi = script?.dataset.svcApi ?? "/api";
   const liveEverywhere = isLive(script);
 
-  const { R, createRoot, hydrateRoot, S, problem } = resolveModules();
+  const { R, createRoot, hydrateRoot, problem } = resolveModules();
+  const h = R.createElement;
+  const registry = getModuleRegistry();
 
-  const clients = new Map<
-    string,
-    { client: SvcClient; queryClient: QueryClient; disconnect?: () => void }
-  >();
-  const clientFor = (apiBase: string) => {
-    const key = `${manifestUrl ?? ""}\n${apiBase}`;
-    let entry = clients.get(key);
-    if (entry === undefined) {
-      // One QueryClient per API: the query key is `['component', name]`, without the API.
-      entry = {
-        client: S.createSvcClient({ apiBase, manifestUrl, moduleLoading: __SVC_MODULE_LOADING__ }),
-        queryClient: new QueryClient(),
-      };
-      clients.set(key, entry);
-    }
-    return entry;
+  /** `@svc/react` once a bundle needed it (or the page registered its own). */
+  const svcReact = (): typeof SvcReact | undefined =>
+    registry["@svc/react"] as typeof SvcReact | undefined;
+  /** goober's `setup`, done once goober is there (its `styled` needs React's createElement). */
+  let gooberReady = false;
+  const setUpGoober = () => {
+    const goober = registry.goober as { setup?: (h: unknown) => void } | undefined;
+    if (gooberReady || typeof goober?.setup !== "function") return;
+    gooberReady = true;
+    goober.setup(h);
   };
+
+  const sources = new Map<string, Source>();
+  const sourceFor = (apiBase: string): Source => {
+    const key = `${manifestUrl ?? ""}\n${apiBase}`;
+    let source = sources.get(key);
+    if (source === undefined) {
+      source = {
+        client: createSvcClient({ apiBase, manifestUrl, moduleLoading: __SVC_MODULE_LOADING__ }),
+        modules: new Map(),
+        metadata: new Map(),
+        revision: 0,
+        known: new Map(),
+      };
+      sources.set(key, source);
+    }
+    return source;
+  };
+
+  let extras: Promise<LoaderExtras> | undefined;
+  /**
+   * `loader.extras.js`, fetched (once per page, again after a failure) when a page first has
+   * an island to hydrate or follows live reload: from `source`'s API, or in static mode from
+   * beside the manifest. `loader.esm.js` has it bundled in.
+   */
+  function extrasFor(source: Source): Promise<LoaderExtras> {
+    if (extras === undefined) {
+      const pending =
+        __SVC_MODULE_LOADING__ === "url"
+          ? import("./extras.ts")
+          : importExtras(
+              manifestUrl === undefined
+                ? `${source.client.apiBase}${LOADER_EXTRAS_PATH}`
+                : new URL(LOADER_EXTRAS_FILE, new URL(manifestUrl, document.baseURI)).href,
+            );
+      extras = pending;
+      pending.catch(() => {
+        if (extras === pending) extras = undefined;
+      });
+    }
+    return extras;
+  }
+
+  /** The QueryClient of `source` for `@svc/react`: one per API, as `useComponent` keys by name. */
+  function queryClientOf(source: Source): QueryClientLike | undefined {
+    if (source.queryClient === undefined) {
+      const QueryClient = (
+        registry["@tanstack/react-query"] as { QueryClient?: new () => QueryClientLike } | undefined
+      )?.QueryClient;
+      if (QueryClient !== undefined) source.queryClient = new QueryClient();
+    }
+    return source.queryClient;
+  }
+
+  /** Which `@svc/react` (if any) wraps each module: decided once, so its tree stays put. */
+  const providers = new WeakMap<ComponentModule, typeof SvcReact | undefined>();
+
+  /** `name`'s module, loaded once per source (with the components it preloaded). */
+  function moduleOf(source: Source, name: string): Tracked<ComponentModule> {
+    let module = source.modules.get(name);
+    if (module === undefined) {
+      module = track(
+        source.client.load(name).then(async (loaded) => {
+          setUpGoober();
+          const S = svcReact();
+          providers.set(loaded, S);
+          const queryClient = S === undefined ? undefined : queryClientOf(source);
+          if (S !== undefined && queryClient !== undefined) {
+            // What it preloads goes where its `useComponent` looks: one render pass.
+            for (const [other, preloaded] of await source.client.loadPreloaded(name)) {
+              const key = S.svcQueryKeys.component(source.client, other);
+              if (queryClient.getQueryData(key) === undefined) {
+                queryClient.setQueryData(key, preloaded);
+              }
+            }
+          }
+          if (source.live) {
+            source.client.loadMetadata(name).then(
+              (metadata) => source.known.set(name, metadata.hash),
+              () => {},
+            );
+          }
+          return loaded;
+        }),
+      );
+      source.modules.set(name, module);
+    }
+    return module;
+  }
+
+  /** `name`'s metadata (development: its props schema), fetched alongside the bundle. */
+  function metadataOf(source: Source, name: string) {
+    let metadata = source.metadata.get(name);
+    if (metadata === undefined) {
+      metadata = track(source.client.loadMetadata(name).catch(() => null));
+      source.metadata.set(name, metadata);
+    }
+    return metadata;
+  }
+
+  /** The default error display: the message, as text, in an element marked `role="alert"`. */
+  const ErrorMessage = ({ error }: { error: Error }) =>
+    h(
+      "div",
+      {
+        role: "alert",
+        className: "svc-error",
+        "data-svc-error": isSvcError(error) ? error.kind : "Error",
+      },
+      error.message,
+    );
+
+  interface FrameProps {
+    source: Source;
+    name: string;
+    props: Record<string, unknown>;
+    revision: number;
+    children?: React.ReactNode;
+  }
+
+  /**
+   * A container's error boundary: shows the failure, and starts over when the props change or
+   * a component was fetched again (live reload, `svc.reload`).
+   */
+  class Frame extends R.Component<FrameProps, { error: unknown }> {
+    override state = { error: null as unknown };
+    static getDerivedStateFromError(error: unknown) {
+      return { error };
+    }
+    override componentDidUpdate(previous: FrameProps) {
+      const { props, revision, name, source } = this.props;
+      if (
+        this.state.error !== null &&
+        (previous.props !== props || previous.revision !== revision || previous.name !== name)
+      ) {
+        // A failed load is tried again.
+        if (source.modules.get(name)?.status === "rejected") source.modules.delete(name);
+        this.setState({ error: null });
+      }
+    }
+    override render() {
+      const { error } = this.state;
+      if (error === null) return this.props.children;
+      return h(ErrorMessage, {
+        error: isSvcError(error) ? error : new RenderError(this.props.name, error),
+      });
+    }
+  }
+
+  /** The component with its stylesheets applied while it is mounted. */
+  function Styled({
+    component,
+    props,
+    sheets,
+  }: {
+    component: React.ComponentType<object>;
+    props: object;
+    sheets: readonly ComponentStylesheet[];
+  }) {
+    R.useInsertionEffect(() => adoptStylesheets(sheets), [sheets]);
+    return h(component, props);
+  }
+
+  function Loaded({ source, name, props }: FrameProps) {
+    const module = R.use(moduleOf(source, name) as Promise<ComponentModule>);
+    if (process.env.NODE_ENV !== "production") {
+      const schema = R.use(metadataOf(source, name) as Promise<{ props?: unknown } | null>)
+        ?.props as Parameters<typeof validateProps>[0] | undefined;
+      const issues = schema ? validateProps(schema, props) : [];
+      if (issues.length > 0) throw new SchemaValidationError(name, issues);
+    }
+    const component = getComponentExport(module, name) as React.ComponentType<object>;
+    // A plain error it throws is named (a `RenderError`) by the container's `Frame`.
+    const content = h(Styled, { component, props, sheets: stylesheetsOf(module) });
+    const S = providers.get(module);
+    const queryClient = S === undefined ? undefined : queryClientOf(source);
+    return S === undefined
+      ? content
+      : h(S.SvcProvider, { client: source.client, queryClient }, content);
+  }
 
   interface Mounted {
     /** Undefined while a server-rendered island waits for its hydration. */
     root: Pick<ReactDOMClient.Root, "render" | "unmount"> | undefined;
     name: string;
-    client: SvcClient;
-    queryClient: QueryClient;
-    placeholder: string;
+    source: Source;
+    placeholder: string | undefined;
     props: Record<string, unknown> | undefined;
     propsError: string | undefined;
     /** Stops waiting to hydrate (an island whose strategy has not fired yet). */
     cancel?: () => void;
   }
-  const mounted = new WeakMap<Element, Mounted>();
+  const mounted = new Map<Element, Mounted>();
 
   function readProps(container: Element, state: Mounted) {
     const raw = container.getAttribute("data-svc-props");
@@ -162,87 +400,188 @@ function createLoader(): SvcGlobal {
     }
   }
 
-  function draw(state: Mounted) {
-    if (state.root === undefined) return; // an island not hydrated yet: it takes the props then
-    const h = R.createElement;
-    let content: React.ReactNode;
-    if (problem !== undefined) {
-      content = h(S.SvcErrorMessage, { error: new Error(problem) });
-    } else if (state.propsError !== undefined) {
-      content = h(S.SvcErrorMessage, {
+  function tree(state: Mounted): React.ReactNode {
+    if (problem !== undefined) return h(ErrorMessage, { error: new Error(problem) });
+    if (state.propsError !== undefined) {
+      return h(ErrorMessage, {
         error: new Error(
           `Invalid data-svc-props for component "${state.name}": ${state.propsError}`,
         ),
       });
-    } else {
-      content = h(S.ServerComponent, {
-        name: state.name,
-        props: state.props,
-        // Keep the server-rendered placeholder on screen until the component is ready.
-        fallback: h("div", {
-          "data-svc-loading": "",
-          style: { display: "contents" },
-          dangerouslySetInnerHTML: { __html: state.placeholder },
-        }),
-      });
     }
-    state.root.render(
-      h(S.SvcProvider, { client: state.client, queryClient: state.queryClient }, content),
+    const { source, name } = state;
+    const frame = { source, name, props: state.props ?? {}, revision: source.revision };
+    return h(
+      Frame,
+      frame,
+      h(
+        R.Suspense,
+        {
+          // Keep the server-rendered placeholder on screen until the component is ready (an
+          // island hydrates the server's HTML instead).
+          fallback:
+            state.placeholder === undefined
+              ? null
+              : h("div", {
+                  "data-svc-loading": "",
+                  style: { display: "contents" },
+                  dangerouslySetInnerHTML: { __html: state.placeholder },
+                }),
+        },
+        h(Loaded, frame),
+      ),
     );
   }
 
+  function draw(state: Mounted) {
+    // An island not hydrated yet takes the props when it hydrates.
+    state.root?.render(tree(state));
+  }
+
   /**
-   * A container the server rendered (`data-svc-ssr`): hydrated by its strategy, not replaced;
-   * `none` never loads anything.
+   * A container the server rendered (`data-svc-ssr`): hydrated when its strategy says so, not
+   * replaced; `none` never loads anything. Its bundle and every component it loaded on the
+   * server (`data-svc-deps`) are fetched at once, under their hashes, then the same tree the
+   * server rendered is hydrated.
    */
   function hydrate(container: Element, state: Mounted) {
-    if (typeof S.hydrateIsland !== "function") return false; // an older @svc/react
-    const hydratedWith = state.props;
-    state.cancel = S.hydrateIsland(container, {
-      client: state.client,
-      queryClient: state.queryClient,
-      hydrateRoot,
-      props: state.props,
-      onHydrated: (root) => {
-        state.root = root;
+    const { source, name } = state;
+    // `none` never loads anything, not even the strategies.
+    if (container.getAttribute("data-svc-hydrate") === "none") return;
+    let cancelled = false;
+    state.cancel = () => {
+      cancelled = true;
+    };
+    extrasFor(source).then(
+      ({ readIsland, whenToHydrate }) => {
+        if (!cancelled) state.cancel = whenToHydrate(container, () => start(readIsland));
+      },
+      (error: unknown) => console.error(`svc: island "${name}":`, error),
+    );
+    const start = async (readIsland: LoaderExtras["readIsland"]) => {
+      try {
+        const { hashes } = readIsland(container);
+        const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+        for (const other of names) {
+          if (hashes[other] !== undefined) source.client.setHash(other, hashes[other]);
+        }
+        const modules = await Promise.all([
+          ...names.map((other) => moduleOf(source, other)),
+          ...(process.env.NODE_ENV !== "production"
+            ? names.map((other) => metadataOf(source, other))
+            : []),
+        ]);
+        const S = svcReact();
+        const queryClient = S === undefined ? undefined : queryClientOf(source);
+        if (S !== undefined && queryClient !== undefined) {
+          names.forEach((other, i) => {
+            queryClient.setQueryData(S.svcQueryKeys.component(source.client, other), modules[i]);
+          });
+        }
+        const hydratedWith = state.props;
+        state.root = hydrateRoot(container, tree(state), {
+          onRecoverableError: (error) => {
+            console.error(
+              `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          },
+        });
         // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
         if (state.props !== hydratedWith) draw(state);
-      },
-    });
-    return true;
+      } catch (error) {
+        console.error(`svc: island "${name}":`, error);
+      }
+    };
   }
 
   function mount(container: Element) {
     if (mounted.has(container)) return;
     const name = container.getAttribute("data-svc-component") ?? "";
-    const entry = clientFor(container.getAttribute("data-svc-api") ?? defaultApi);
-    const { client, queryClient } = entry;
+    const source = sourceFor(container.getAttribute("data-svc-api") ?? defaultApi);
     const hash = container.getAttribute("data-svc-hash");
-    if (hash) client.setHash(name, hash);
-    if (liveEverywhere || isLive(container)) follow(entry);
+    if (hash) source.client.setHash(name, hash);
+    if (liveEverywhere || isLive(container)) follow(source);
     const island = container.hasAttribute("data-svc-ssr") && problem === undefined;
     const state: Mounted = {
-      root: island ? undefined : createRoot(container),
+      root: undefined,
       name,
-      client,
-      queryClient,
-      placeholder: container.innerHTML,
+      source,
+      placeholder: island ? undefined : container.innerHTML,
       props: undefined,
       propsError: undefined,
     };
     mounted.set(container, state);
     readProps(container, state);
-    if (island && state.propsError === undefined && hydrate(container, state)) return;
-    state.root ??= createRoot(container);
+    if (island && state.propsError === undefined) {
+      hydrate(container, state);
+      return;
+    }
+    state.root = createRoot(container);
     draw(state);
   }
 
+  /** Every container again, after a reload (the others render as they were: same elements). */
+  function redrawAll() {
+    for (const state of mounted.values()) draw(state);
+  }
+
+  /**
+   * Fetches `name` again for every source that has it and re-renders in place; with `hash`
+   * that version, without one (a failed build) whatever is current — its failure shows.
+   */
+  async function reloadIn(source: Source, name: string, hash: string | undefined) {
+    const { client } = source;
+    client.setHash(name, hash);
+    const S = svcReact();
+    const queryClient = source.queryClient;
+    if (S !== undefined && queryClient !== undefined) {
+      // Components loaded through `useComponent` (nested) live in its cache.
+      await S.reloadComponent(name, { client, queryClient, hash });
+    } else {
+      client.invalidate(name);
+    }
+    if (source.modules.has(name)) {
+      source.modules.delete(name);
+      await moduleOf(source, name).catch(() => {});
+    }
+    source.revision++;
+    redrawAll();
+  }
+
   /** One live-reload connection per API (static mode has no event stream). */
-  function follow(entry: { client: SvcClient; queryClient: QueryClient; disconnect?: () => void }) {
-    if (entry.disconnect !== undefined || manifestUrl !== undefined) return;
-    // A page that registered an older @svc/react of its own may lack connectLive.
-    if (typeof S.connectLive !== "function") return;
-    entry.disconnect = S.connectLive({ client: entry.client, queryClient: entry.queryClient });
+  function follow(source: Source) {
+    if (source.live || manifestUrl !== undefined) return;
+    source.live = true;
+    extrasFor(source).then(
+      ({ followEvents }) => {
+        source.disconnect = followEvents(`${source.client.apiBase}/events`, onEvent);
+      },
+      (error: unknown) => console.error("svc: live reload is off:", error),
+    );
+    function onEvent(event: LiveEvent) {
+      if (event.type === "change") {
+        source.known.set(event.name, event.hash);
+        void reloadIn(source, event.name, event.hash);
+      } else if (event.type === "error") {
+        void reloadIn(source, event.name, undefined);
+      } else if (event.type === "hello") {
+        // Events may have been missed before this connection: compare what this page has.
+        for (const name of source.modules.keys()) {
+          source.client.invalidate(name);
+          source.client.loadMetadata(name).then(
+            ({ hash }) => {
+              const before = source.known.get(name);
+              const failed = source.modules.get(name)?.status === "rejected";
+              if ((before !== undefined && before !== hash) || failed) {
+                source.known.set(name, hash);
+                void reloadIn(source, name, hash);
+              }
+            },
+            () => {},
+          );
+        }
+      }
+    }
   }
 
   const svc: SvcGlobal = {
@@ -269,15 +608,14 @@ function createLoader(): SvcGlobal {
     },
 
     load(name, options = {}) {
-      const client = clientFor(options.apiBase ?? defaultApi).client;
-      return client.load(name, { hash: options.hash }) as Promise<never>;
+      return sourceFor(options.apiBase ?? defaultApi).client.load(name, {
+        hash: options.hash,
+      }) as Promise<never>;
     },
 
     async reload(name, options = {}) {
       await Promise.all(
-        [...clients.values()].map((entry) =>
-          S.reloadComponent(name, { ...entry, hash: options.hash }),
-        ),
+        [...sources.values()].map((source) => reloadIn(source, name, options.hash)),
       );
     },
 
@@ -298,6 +636,27 @@ function createLoader(): SvcGlobal {
   return svc;
 }
 
+/**
+ * `loader.extras.js` from `url`, imported from `blob:` as bundles are (so the page's CSP needs
+ * nothing more, whatever origin the API is on).
+ */
+async function importExtras(url: string): Promise<LoaderExtras> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`svc loader: request to ${url} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (!response.ok) {
+    throw new Error(
+      `svc loader: GET ${url} → ${response.status}: ${LOADER_EXTRAS_FILE} holds the loader's island hydration and live reload (the svc API serves it; svc build writes it beside the manifest)`,
+    );
+  }
+  return (await importCode(await response.text())) as unknown as LoaderExtras;
+}
+
 /** `data-svc-live` (any value but "false") on the script or a container. */
 function isLive(element: Element | null): boolean {
   const value = element?.getAttribute("data-svc-live");
@@ -306,50 +665,42 @@ function isLive(element: Element | null): boolean {
 
 /**
  * Installs the bundled modules, unless the page already registered a React: then that React
- * and its `react-dom/client` and `@svc/react` are used, since two Reacts on one page break
- * hooks. Everything is rendered through the registry's modules, never around them.
+ * and its `react-dom/client` are used, since two Reacts on one page break hooks. Everything is
+ * rendered through the registry's modules, never around them.
  */
 function resolveModules() {
-  if (BY_URL) {
-    // Imported through the import map: these are the very modules bundles get.
-    goober.setup(React.createElement);
-    return {
-      R: React,
-      createRoot: ReactDOMClient.createRoot,
-      hydrateRoot: ReactDOMClient.hydrateRoot,
-      S: svcReact,
-      problem: undefined,
-    };
-  }
   const registry = getModuleRegistry();
   const foreign = registry.react !== undefined && registry.react !== React;
+  // In `loader.esm.js` these are the import map's modules: the very ones bundles get, the
+  // on-demand ones included (the import map resolves them; only `loader.js` fetches them
+  // on demand). Only there: in `loader.js` the build drops them.
+  if (__SVC_MODULE_LOADING__ === "url") {
+    installModules({
+      "@svc/react": svcReactModule,
+      "@tanstack/react-query": tanstackQuery,
+      goober,
+    });
+  }
   installModules(
     foreign
-      ? { goober }
+      ? { "@svc/runtime": runtime }
       : {
           react: React,
           "react/jsx-runtime": jsxRuntime,
           "react-dom": ReactDOM,
           "react-dom/client": ReactDOMClient,
-          "@svc/react": svcReact,
-          goober,
+          "@svc/runtime": runtime,
         },
   );
   const R = registry.react as typeof React;
-  if (registry.goober === goober) goober.setup(R.createElement);
   const client = registry["react-dom/client"] as typeof ReactDOMClient | undefined;
-  const registered = registry["@svc/react"] as typeof svcReact | undefined;
-  let problem: string | undefined;
-  if (foreign && (client === undefined || registered === undefined)) {
-    problem =
-      "svc loader: the page registered its own React in window.__MODULES__ but not " +
-      "react-dom/client and @svc/react; register all three (or none).";
-  }
   return {
     R,
     createRoot: client?.createRoot ?? ReactDOMClient.createRoot,
     hydrateRoot: client?.hydrateRoot ?? ReactDOMClient.hydrateRoot,
-    S: registered ?? svcReact,
-    problem,
+    problem:
+      foreign && client === undefined
+        ? "svc loader: the page registered its own React in window.__MODULES__ but not react-dom/client; register both (or neither)."
+        : undefined,
   };
 }

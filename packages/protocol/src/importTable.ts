@@ -5,8 +5,11 @@
  * is part of the bundle's bytes, so its hash and integrity cover it.
  *
  * ```js
- * //# svcImports={"v":1,"i":[[1,0,31,25,30,"react"]],"x":["default"]}
+ * //# svcImports={"v":2,"i":[[1,0,31,25,30,"react",[null,null,[["useState","useState","u"]]]]],"x":["default"]}
  * ```
+ *
+ * Each static import and re-export also carries its clause, read by the server with a small
+ * grammar (what lies between the keyword and the specifier), so the page parses nothing.
  *
  * Positions are UTF-16 offsets into the bundle's text (as `response.text()` decodes it) and
  * refer to the code before the line, so cutting the line out moves nothing they point at.
@@ -15,7 +18,7 @@
 /** How the line starts; it is the bundle's last line but for the source map comment. */
 export const IMPORT_TABLE_PREFIX = "//# svcImports=";
 
-const VERSION = 1;
+const VERSION = 2;
 
 /**
  * One import record, as es-module-lexer's minimal build reports it: `t` its kind (1 static,
@@ -29,7 +32,29 @@ export interface ImportRecord {
   readonly s: number;
   readonly e: number;
   readonly n: string | undefined;
+  /** The clause of a static import or re-export (as the server read it); else absent. */
+  readonly c?: ImportClause | ReexportClause;
 }
+
+/**
+ * An import statement's bindings: `[default, namespace, named]`, each named binding
+ * `[imported, key, local]` — `key` the imported name as written (a string literal keeps its
+ * quotes), `imported` its value (null when the literal has escapes: not checked).
+ */
+export type ImportClause = [
+  string | null,
+  string | null,
+  [imported: string | null, key: string, local: string][],
+];
+
+/**
+ * A re-export statement's clause: `0` for `export * from`, `[as]` for `export * as ns from`,
+ * or `{ a as b, "c" as d }` as `[imported, key, as]` triples in an object's `n`.
+ */
+export type ReexportClause =
+  | 0
+  | [as: string]
+  | { n: [imported: string | null, key: string, as: string][] };
 
 /** A bundle's code (the table's line cut out) and what the table says about it. */
 export interface TabledModule {
@@ -41,10 +66,19 @@ export interface TabledModule {
 
 /** The line (with its line break) recording `imports` and the names in `exports`. */
 export function formatImportTable(
-  imports: readonly ImportRecord[],
+  code: string,
+  imports: readonly Omit<ImportRecord, "c">[],
   exports: readonly { readonly n: string }[],
 ): string {
-  const i = imports.map((r) => [r.t, r.ss, r.se, r.s, r.e, r.n ?? null]);
+  const i = imports.map((r) => {
+    const row: unknown[] = [r.t, r.ss, r.se, r.s, r.e, r.n ?? null];
+    if (isStatic(r.t)) {
+      row.push(
+        code.startsWith("export", r.ss) ? parseReexportClause(code, r) : parseImportClause(code, r),
+      );
+    }
+    return row;
+  });
   const x = exports.map((e) => e.n);
   return `${IMPORT_TABLE_PREFIX}${JSON.stringify({ v: VERSION, i, x })}\n`;
 }
@@ -70,23 +104,184 @@ export function readImportTable(bundle: string): TabledModule | undefined {
   }
   const imports: ImportRecord[] = [];
   for (const row of table.i as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 6) throw new Error("malformed import table");
-    const [t, ss, se, s, e, n] = row as unknown[];
+    if (!Array.isArray(row) || row.length < 6) throw new Error("malformed import table");
+    const [t, ss, se, s, e, n, c] = row as unknown[];
     const inside = (p: unknown) =>
       Number.isInteger(p) && (p as number) >= -1 && (p as number) <= start;
     if (typeof t !== "number" || ![ss, se, s, e].every(inside)) {
       throw new Error("malformed import table");
     }
     if (n !== null && typeof n !== "string") throw new Error("malformed import table");
-    imports.push({
+    if (isStatic(t) !== (c === 0 || (typeof c === "object" && c !== null))) {
+      throw new Error("malformed import table");
+    }
+    const record: { -readonly [K in keyof ImportRecord]: ImportRecord[K] } = {
       t,
       ss: ss as number,
       se: se as number,
       s: s as number,
       e: e as number,
       n: n ?? undefined,
-    });
+    };
+    if (isStatic(t)) record.c = c as ImportClause | ReexportClause;
+    imports.push(record);
   }
   const exports = (table.x as unknown[]).filter((n): n is string => typeof n === "string");
   return { code: bundle.slice(0, start) + bundle.slice(end), imports, exports };
+}
+
+/** Static imports and re-exports (with or without a `defer` phase): those with a clause. */
+export function isStatic(t: number): boolean {
+  return t === 1 || t === 6 || t === 8;
+}
+
+// The grammar of a statement's clause: only what lies between the `import`/`export` keyword
+// and the specifier, which the lexer has already located exactly.
+
+function unreadable(code: string, record: Omit<ImportRecord, "c">): () => never {
+  return () => {
+    throw new Error(`cannot read the import statement \`${code.slice(record.ss, record.se)}\``);
+  };
+}
+
+/** Parses the bindings of `import <clause> from "x"`. */
+function parseImportClause(code: string, record: Omit<ImportRecord, "c">): ImportClause {
+  const start = record.ss + "import".length;
+  // `record.s` is the first character of the specifier, just after its opening quote.
+  const tokens = tokenize(code, start, record.s - 1);
+  const fail = unreadable(code, record);
+  const clause: ImportClause = [null, null, []];
+  if (tokens.length === 0) return clause;
+  if (tokens.pop() !== "from") fail();
+  if (record.t === 6 && tokens[0] === "defer") tokens.shift();
+  let i = 0;
+  const next = () => tokens[i++] ?? fail();
+  const identifier = () => {
+    const token = next();
+    if (isPunctuator(token) || isQuoted(token)) fail();
+    return token;
+  };
+  const namespace = () => {
+    if (next() !== "as") fail();
+    clause[1] = identifier();
+  };
+  const named = () => {
+    while (tokens[i] !== "}") {
+      const token = next();
+      if (token === "," || token === "}") fail();
+      const quoted = isQuoted(token);
+      let localName = token;
+      if (tokens[i] === "as") {
+        i++;
+        localName = identifier();
+      } else if (quoted) {
+        fail();
+      }
+      clause[2].push([quoted ? unquote(token) : token, token, localName]);
+      if (tokens[i] === ",") i++;
+      else if (tokens[i] !== "}") fail();
+    }
+    i++;
+  };
+  const first = next();
+  if (first === "*") namespace();
+  else if (first === "{") named();
+  else {
+    if (isPunctuator(first)) fail();
+    clause[0] = first;
+    if (i < tokens.length) {
+      if (next() !== ",") fail();
+      const second = next();
+      if (second === "*") namespace();
+      else if (second === "{") named();
+      else fail();
+    }
+  }
+  if (i !== tokens.length) fail();
+  return clause;
+}
+
+/** Parses the clause of `export <clause> from "x"`, as `parseImportClause` does for imports. */
+function parseReexportClause(code: string, record: Omit<ImportRecord, "c">): ReexportClause {
+  const tokens = tokenize(code, record.ss + "export".length, record.s - 1);
+  const fail = unreadable(code, record);
+  if (tokens.pop() !== "from") fail();
+  let i = 0;
+  const next = () => tokens[i++] ?? fail();
+  const name = () => {
+    const token = next();
+    if (isPunctuator(token)) fail();
+    return token;
+  };
+  let clause: ReexportClause;
+  const first = next();
+  if (first === "*") {
+    if (i === tokens.length) return 0;
+    if (next() !== "as") fail();
+    clause = [name()];
+  } else if (first === "{") {
+    const named: [string | null, string, string][] = [];
+    while (tokens[i] !== "}") {
+      const key = name();
+      let as = key;
+      if (tokens[i] === "as") {
+        i++;
+        as = name();
+      }
+      named.push([isQuoted(key) ? unquote(key) : key, key, as]);
+      if (tokens[i] === ",") i++;
+      else if (tokens[i] !== "}") fail();
+    }
+    i++;
+    clause = { n: named };
+  } else {
+    return fail();
+  }
+  if (i !== tokens.length) fail();
+  return clause;
+}
+
+function isQuoted(token: string): boolean {
+  return token.startsWith('"') || token.startsWith("'");
+}
+
+function isPunctuator(token: string): boolean {
+  return token === "{" || token === "}" || token === "," || token === "*";
+}
+
+/** Splits `code[start, end)` into punctuators, words and string literals; skips comments. */
+function tokenize(code: string, start: number, end: number): string[] {
+  const tokens: string[] = [];
+  let i = start;
+  while (i < end) {
+    const c = code[i] as string;
+    if (c === "/" && code[i + 1] === "/") {
+      while (i < end && code[i] !== "\n" && code[i] !== "\r") i++;
+    } else if (c === "/" && code[i + 1] === "*") {
+      const close = code.indexOf("*/", i + 2);
+      i = close === -1 ? end : close + 2;
+    } else if (c === "{" || c === "}" || c === "," || c === "*") {
+      tokens.push(c);
+      i++;
+    } else if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < end && code[j] !== c) j += code[j] === "\\" ? 2 : 1;
+      tokens.push(code.slice(i, j + 1));
+      i = j + 1;
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      let j = i;
+      while (j < end && !/[\s{},*"'/]/.test(code[j] as string)) j++;
+      tokens.push(code.slice(i, j));
+      i = j;
+    }
+  }
+  return tokens;
+}
+
+/** A string literal's value; null when it has escapes (its name is then not checked). */
+function unquote(literal: string): string | null {
+  const inner = literal.slice(1, -1);
+  return inner.includes("\\") ? null : inner;
 }

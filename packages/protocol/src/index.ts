@@ -33,7 +33,10 @@ export {
 export {
   formatImportTable,
   IMPORT_TABLE_PREFIX,
+  type ImportClause,
   type ImportRecord,
+  isStatic,
+  type ReexportClause,
   readImportTable,
   type TabledModule,
 } from "./importTable.ts";
@@ -48,6 +51,7 @@ export {
   type Manifest,
   type ManifestEntry,
   type ManifestFile,
+  type ManifestModule,
 } from "./manifest.ts";
 export type {
   BundleListEntry,
@@ -58,8 +62,11 @@ export type {
 export {
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
+  ON_DEMAND_MODULES,
+  type OnDemandModuleName,
   SHARED_MODULES,
   type SharedModuleName,
+  vendorStem,
 } from "./modules.ts";
 export {
   type ComponentName,
@@ -78,6 +85,8 @@ export {
   ESM_LOADER_PATH,
   islandPath,
   LIST_PATH,
+  LOADER_EXTRAS_FILE,
+  LOADER_EXTRAS_PATH,
   LOADER_PATH,
   metadataPath,
   parseBundleQuery,

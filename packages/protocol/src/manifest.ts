@@ -9,6 +9,12 @@ export interface ManifestFile {
   integrity?: string;
 }
 
+/** A vendor module a bundle needs (see {@link ManifestEntry.modules}). */
+export interface ManifestModule extends ManifestFile {
+  /** Its bare specifier, e.g. `"@svc/react"`. */
+  module: string;
+}
+
 /** One component in `manifest.json`. */
 export interface ManifestEntry {
   /** Path relative to the build directory: `bundles/<file_safe_name>.<hash>.js`. */
@@ -35,6 +41,12 @@ export interface ManifestEntry {
   urlModule?: ManifestFile;
   /** The files it imports as URLs (images, fonts, …), below `bundles/assets/`. */
   assets?: ManifestFile[];
+  /**
+   * The vendor modules the standalone loader fetches for this bundle (`vendor/<stem>.<hash>.js`,
+   * see `ON_DEMAND_MODULES`): those it imports and theirs, dependencies first, so they load
+   * in parallel with the bundle. Absent when it imports none of them.
+   */
+  modules?: ManifestModule[];
   /**
    * The components the bundle asks for by a literal name (see `ComponentMetadata`), sorted;
    * absent when none. The loader fetches those the manifest

@@ -8,6 +8,13 @@ export const LIST_PATH = "/bundles";
 /** The standalone loader (minified) and its development build. */
 export const LOADER_PATH = "/loader.js";
 export const DEV_LOADER_PATH = "/loader.dev.js";
+/**
+ * What the standalone loader fetches only for a page with an island (`data-svc-ssr`) or live
+ * reload (`data-svc-live`): the islands' hydration strategies and the live-reload client.
+ * Served below the API prefix, and written by `svc build` beside `manifest.json` (static mode).
+ */
+export const LOADER_EXTRAS_FILE = "loader.extras.js";
+export const LOADER_EXTRAS_PATH = `/${LOADER_EXTRAS_FILE}`;
 /** The ES-module loader: bundles imported by URL through an import map (no `blob:`). */
 export const ESM_LOADER_PATH = "/loader.esm.js";
 /** The import map's modules (`/vendor/<name>.<hash>.js`), built from the server's packages. */

@@ -1,12 +1,13 @@
 import type { LiveEvent } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
+import { followEvents, type LiveStatus } from "@svc/runtime/live";
 import type { QueryClient } from "@tanstack/react-query";
 import { svcQueryKeys } from "./queryKeys.ts";
 import { reloadComponent, showComponentFailure } from "./reloadComponent.ts";
 
 export type { LiveErrorLocation, LiveEvent } from "@svc/protocol";
 
-export type LiveStatus = "connecting" | "open" | "reconnecting";
+export type { LiveStatus } from "@svc/runtime/live";
 
 export interface LiveOptions {
   /** URL of the event stream. Default: `{apiBase}/events` of the svc client. */
@@ -21,9 +22,6 @@ export interface ConnectLiveOptions extends LiveOptions {
   client: SvcClient;
   queryClient: QueryClient;
 }
-
-const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 15_000;
 
 /**
  * Subscribes to the live-reload stream of `svc serve` and keeps the components this
@@ -101,46 +99,11 @@ export function connectLive(options: ConnectLiveOptions): () => void {
     options.onEvent?.(event);
   };
 
-  let source: EventSource | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let delay = FIRST_RETRY_MS;
-  let closed = false;
-
-  const open = () => {
-    if (closed) return;
-    options.onStatus?.(server === undefined ? "connecting" : "reconnecting");
-    const current = new EventSource(url);
-    source = current;
-    current.onopen = () => {
-      delay = FIRST_RETRY_MS;
-      options.onStatus?.("open");
-    };
-    current.onmessage = (message: MessageEvent<string>) => {
-      let event: LiveEvent;
-      try {
-        event = JSON.parse(message.data) as LiveEvent;
-      } catch {
-        return;
-      }
-      handle(event);
-    };
-    current.onerror = () => {
-      options.onStatus?.("reconnecting");
-      // The browser retries a dropped stream by itself, but gives up for good on an HTTP
-      // error or a response that is not an event stream (a proxy, a server starting up).
-      if (current.readyState === EventSource.CLOSED) {
-        current.close();
-        timer = setTimeout(open, delay);
-        delay = Math.min(delay * 2, MAX_RETRY_MS);
-      }
-    };
-  };
-  open();
-
+  const disconnect = followEvents(url, handle, (status) =>
+    options.onStatus?.(status === "connecting" && server !== undefined ? "reconnecting" : status),
+  );
   return () => {
-    closed = true;
-    clearTimeout(timer);
-    source?.close();
+    disconnect();
     unsubscribeCache();
   };
 }

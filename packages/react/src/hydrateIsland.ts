@@ -1,10 +1,6 @@
-import {
-  DEFAULT_HYDRATE,
-  type HydrateStrategy,
-  ISLAND_ATTRIBUTES,
-  parseHydrate,
-} from "@svc/protocol";
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
+import { readIsland, whenToHydrate } from "@svc/runtime/islands";
 import type { QueryClient } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";
@@ -54,67 +50,16 @@ export interface HydrateIslandOptions {
  * Returns a function that cancels a hydration not yet started.
  */
 export function hydrateIsland(container: Element, options: HydrateIslandOptions): () => void {
-  const strategy: HydrateStrategy =
-    parseHydrate(container.getAttribute(ISLAND_ATTRIBUTES.hydrate) ?? DEFAULT_HYDRATE) ??
-    DEFAULT_HYDRATE;
-  if (strategy === "none") return () => {};
-  let cancelled = false;
-  const start = () => {
-    if (!cancelled) void hydrate(container, options);
-  };
-  const cancel = when(strategy, container, start);
-  return () => {
-    cancelled = true;
-    cancel();
-  };
-}
-
-/** Calls `start` when `strategy` says so; returns what stops waiting. */
-function when(strategy: HydrateStrategy, container: Element, start: () => void): () => void {
-  if (strategy === "idle") {
-    if (typeof requestIdleCallback === "function") {
-      const id = requestIdleCallback(start, { timeout: 2000 });
-      return () => cancelIdleCallback(id);
-    }
-    const timer = setTimeout(start, 200);
-    return () => clearTimeout(timer);
-  }
-  if (strategy === "visible" && typeof IntersectionObserver === "function") {
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) {
-        observer.disconnect();
-        start();
-      }
-    });
-    observer.observe(container);
-    return () => observer.disconnect();
-  }
-  if (strategy.startsWith("media:") && typeof matchMedia === "function") {
-    const query = matchMedia(strategy.slice("media:".length));
-    if (query.matches) {
-      start();
-      return () => {};
-    }
-    const onChange = (event: MediaQueryListEvent) => {
-      if (!event.matches) return;
-      query.removeEventListener("change", onChange);
-      start();
-    };
-    query.addEventListener("change", onChange);
-    return () => query.removeEventListener("change", onChange);
-  }
-  start();
-  return () => {};
+  return whenToHydrate(container, () => void hydrate(container, options));
 }
 
 async function hydrate(container: Element, options: HydrateIslandOptions): Promise<void> {
   const { client, queryClient } = options;
   const name = container.getAttribute(ISLAND_ATTRIBUTES.component) ?? "";
   try {
-    const props = options.props ?? readProps(container);
-    const hashes: Record<string, string> = { ...readDeps(container) };
-    const own = container.getAttribute(ISLAND_ATTRIBUTES.hash);
-    if (own) hashes[name] = own;
+    const island = readIsland(container);
+    const props = options.props ?? island.props;
+    const { hashes } = island;
     const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
     for (const other of names) {
       if (hashes[other] !== undefined) client.setHash(other, hashes[other]);
@@ -147,21 +92,4 @@ async function hydrate(container: Element, options: HydrateIslandOptions): Promi
   } catch (error) {
     (options.onError ?? ((e: unknown) => console.error(`svc: island "${name}":`, e)))(error);
   }
-}
-
-function readProps(container: Element): Record<string, unknown> {
-  const raw = container.getAttribute(ISLAND_ATTRIBUTES.props);
-  if (raw === null || raw.trim() === "") return {};
-  const value: unknown = JSON.parse(raw);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error("data-svc-props must be a JSON object");
-  }
-  return value as Record<string, unknown>;
-}
-
-function readDeps(container: Element): Record<string, string> {
-  const raw = container.getAttribute(ISLAND_ATTRIBUTES.deps);
-  if (raw === null) return {};
-  const value: unknown = JSON.parse(raw);
-  return typeof value === "object" && value !== null ? (value as Record<string, string>) : {};
 }

@@ -2,11 +2,11 @@ import {
   bundlePath,
   type ComponentMetadata,
   componentNameProblem,
+  IMPORT_MAP_MODULES,
   isErrorBody,
   type Manifest,
-  type ManifestEntry,
   metadataPath,
-  URL_VARIANT,
+  vendorStem,
 } from "@svc/protocol";
 import { assertComponentName } from "./componentName.ts";
 import {
@@ -18,9 +18,10 @@ import {
 } from "./errors.ts";
 import { type ComponentModule, importCode } from "./importCode.ts";
 import { verifyIntegrity } from "./integrity.ts";
-import { getModuleRegistry } from "./moduleRegistry.ts";
+import { getModuleRegistry, installModules } from "./moduleRegistry.ts";
 import { rewriteModule } from "./rewriteImports.ts";
 import { type ComponentStylesheet, createStylesheet, setStylesheets } from "./stylesheets.ts";
+import { createUrlLoading } from "./urlLoading.ts";
 
 export type { ComponentMetadata, Manifest, ManifestEntry } from "@svc/protocol";
 
@@ -122,19 +123,26 @@ export function getComponentExport(
   return module[exportName];
 }
 
+/** A vendor module to fetch on demand (see `ON_DEMAND_MODULES`). */
+interface VendorFile {
+  module: string;
+  url: string;
+  integrity?: string;
+}
+
+/**
+ * Vendor modules by specifier: their code while it arrives, then their evaluation. Shared by
+ * every client of the page (the registry they fill is the page's).
+ */
+const vendorCode = new Map<string, Promise<string>>();
+const vendorModules = new Map<string, Promise<void>>();
+
 export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
   const manifestUrl = options.manifestUrl;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const evaluate = options.importCode ?? importCode;
   const byUrl = options.moduleLoading === "url";
-  const importUrl = options.importUrl ?? importModuleUrl;
-  const preloadUrl = options.preloadUrl ?? insertModulePreload;
-  /**
-   * Invalidations per component (`"url"` loading): the browser keeps a module per URL for
-   * good, so a bundle asked for again without a new hash needs a URL of its own.
-   */
-  const reloads = new Map<string, number>();
   const hashes = new Map(Object.entries(options.hashes ?? {}));
   const bundles = new Map<
     string,
@@ -184,6 +192,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     integrity?: ReadonlyMap<string, string>;
     /** Integrity is in force (the bundle had one): a stylesheet without one is refused. */
     strict?: boolean;
+    /** The vendor modules it needs that the page may lack, dependencies first. */
+    modules?: readonly VendorFile[];
   }
 
   async function fetchFromApi(name: string, hash: string | undefined): Promise<Fetched> {
@@ -191,13 +201,15 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     // Without a hash the URL names no particular version, so revalidate (ETag) every time
     // rather than trust a year-long cached copy.
     const response = await request(name, url, hash ? undefined : { cache: "no-cache" });
+    const { names, modules } = modulePreloads(response, url, baseUrl());
     // Its dependencies start now, while its body is still arriving.
     if (preload) {
-      const names = preloadedNames(response, url, baseUrl());
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
-    return { code: await response.text(), url: absolute(url) };
+    // So do the vendor modules it needs (e.g. `@svc/react`) that the page lacks.
+    for (const file of modules) fetchVendor(name, file);
+    return { code: await response.text(), url: absolute(url), modules };
   }
 
   /** `url` made absolute against the page (as `fetch` resolves it). */
@@ -316,6 +328,12 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       preloads.set(name, names);
       for (const dependency of names) prefetch(dependency);
     }
+    const modules: VendorFile[] = [];
+    for (const file of Array.isArray(entry.modules) ? entry.modules : []) {
+      const vendor = { ...file, url: new URL(file.file, manifestHref).href };
+      modules.push(vendor);
+      fetchVendor(name, vendor);
+    }
     const url = new URL(entry.file, manifestHref).href;
     // The manifest names the stylesheets too: fetched alongside the bundle, not after it.
     const integrity = new Map<string, string>();
@@ -332,183 +350,56 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       url,
       integrity,
       strict: entry.integrity !== undefined,
+      modules,
     };
   }
 
-  /** `"url"` loading: the URL a component is imported from, and its stylesheets. */
-  interface UrlTarget {
-    url: string;
-    /** Fetched (and checked, in static mode) alongside the import. */
-    sheets: Promise<ComponentStylesheet[]>;
-  }
-
-  /** Bundle URLs preloaded (`"url"` loading), each once. */
-  const preloadedUrls = new Set<string>();
-
-  /**
-   * The API URL of `name`'s bundle in its `?url` form (without its stylesheet imports). The
-   * browser keeps a module per URL for good, so after `invalidate` the URL is a new one.
-   */
-  function apiBundleUrl(name: string, hash: string | undefined): string {
-    const reload = reloads.get(name);
-    const version = hash ?? (reload === undefined ? undefined : `r${reload}`);
-    return new URL(`${apiBase}${bundlePath(name, version, URL_VARIANT)}`, baseUrl()).href;
-  }
-
-  /**
-   * The API: the bundle's `?url` form; its stylesheets and the components to preload come
-   * from its metadata, asked for at the same time.
-   */
-  function apiTarget(name: string, hash: string | undefined): UrlTarget {
-    const url = apiBundleUrl(name, hash);
-    const described = svcClient.loadMetadata(name);
-    if (preload) {
-      described.then(
-        (data) => {
-          const names = Array.isArray(data.preload) ? data.preload : [];
-          preloads.set(name, names);
-          for (const dependency of names) preloadModule(dependency);
-        },
-        () => {},
-      );
-    }
-    const sheets = described.then((data) =>
-      Promise.all(
-        (Array.isArray(data.stylesheets) ? data.stylesheets : []).map((path) =>
-          loadStylesheet(name, new URL(path, url).href, undefined),
-        ),
-      ),
-    );
-    return { url, sheets };
-  }
-
-  /** Static mode: the manifest names the file, its stylesheets and its dependencies. */
-  async function staticTarget(name: string): Promise<UrlTarget> {
-    const { url: manifestHref, entries } = await loadManifestEntries();
-    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-    if (entry === undefined || typeof entry.file !== "string") {
-      throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
-    }
-    const module = entry.urlModule ?? entry;
-    const url = new URL(module.file, manifestHref).href;
-    // A build from before `urlModule`: its bundle imports CSS, which no browser imports.
-    if (entry.urlModule === undefined && Array.isArray(entry.css) && entry.css.length > 0) {
-      throw noStylesheets(name, url);
-    }
-    if (preload) {
-      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
-      preloads.set(name, names);
-      for (const dependency of names) preloadModule(dependency);
-    }
-    return { url, sheets: manifestStylesheets(name, entry, manifestHref) };
-  }
-
-  /**
-   * The stylesheets a manifest entry lists, each checked against its integrity; when the
-   * bundle has one, a stylesheet without one is refused (integrity is in force).
-   */
-  function manifestStylesheets(
-    name: string,
-    entry: ManifestEntry,
-    manifestHref: URL,
-  ): Promise<ComponentStylesheet[]> {
-    const sheets = (Array.isArray(entry.css) ? entry.css : []).map((sheet) => {
-      const url = new URL(sheet.file, manifestHref).href;
-      if (entry.integrity !== undefined && typeof sheet.integrity !== "string") {
-        return Promise.reject(
-          new IntegrityError(
-            name,
-            `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
-            { url },
-          ),
-        );
+  /** Starts fetching a vendor module the page lacks (once per specifier, for every client). */
+  function fetchVendor(name: string, file: VendorFile): void {
+    if (Object.hasOwn(getModuleRegistry(), file.module) || vendorCode.has(file.module)) return;
+    const pending = (async () => {
+      const bytes = await (await request(name, file.url)).arrayBuffer();
+      if (file.integrity !== undefined) {
+        await verifyIntegrity(bytes, file.integrity, name, file.url, "vendor module");
       }
-      return loadStylesheet(name, url, sheet.integrity);
-    });
-    return Promise.all(sheets);
+      return new TextDecoder().decode(bytes);
+    })();
+    remember(vendorCode, file.module, pending, pending);
+    pending.catch(() => {});
   }
 
   /**
-   * `"url"` loading: starts fetching `name`'s bundle (not evaluating it) by the very URL a
-   * later `load` imports, so the browser's module map hands that load the same module; its
-   * stylesheets too, and, transitively, what it preloads in turn. A failure here is silent:
-   * it is `load`'s to report, as it would be without preloading.
+   * Puts the vendor modules a bundle needs into the registry, in order (dependencies first):
+   * each rewritten against the registry like a bundle, so it uses the page's React.
    */
-  function preloadModule(name: string): void {
-    if (bundles.has(name) || componentNameProblem(name) !== undefined) return;
-    if (manifestUrl === undefined) {
-      const url = apiBundleUrl(name, hashes.get(name));
-      if (preloadedUrls.has(url)) return;
-      preloadedUrls.add(url);
-      preloadUrl(url);
-      svcClient.loadMetadata(name).then(
-        (data) => {
-          for (const path of Array.isArray(data.stylesheets) ? data.stylesheets : []) {
-            loadStylesheet(name, new URL(path, url).href, undefined).catch(() => {});
-          }
-          for (const dependency of Array.isArray(data.preload) ? data.preload : []) {
-            preloadModule(dependency);
-          }
-        },
-        () => {},
-      );
-      return;
-    }
-    loadManifestEntries().then(
-      ({ url: manifestHref, entries }) => {
-        const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-        if (entry === undefined || typeof entry.file !== "string") return;
-        const module = entry.urlModule ?? entry;
-        const url = new URL(module.file, manifestHref).href;
-        if (preloadedUrls.has(url)) return;
-        preloadedUrls.add(url);
-        preloadUrl(url, module.integrity);
-        manifestStylesheets(name, entry, manifestHref).catch(() => {});
-        for (const dependency of entry.dependencies ?? []) {
-          if (Object.hasOwn(entries, dependency)) preloadModule(dependency);
-        }
-      },
-      () => {},
-    );
-  }
-
-  /**
-   * `"url"` loading: the bundle imported by its own URL, its stylesheets fetched alongside and
-   * recorded with the module (applied while it is mounted, as in blob loading). A failed
-   * import says little ("Failed to fetch dynamically imported module"), so the URL is then
-   * fetched to tell why: the server's error body, or the evaluation error when the file
-   * itself is there.
-   */
-  async function importBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    const { url, sheets } =
-      manifestUrl === undefined ? apiTarget(name, hash) : await staticTarget(name);
-    sheets.catch(() => {});
-    let module: ComponentModule;
-    try {
-      module = await importUrl(url);
-    } catch (error) {
-      // Throws the server's answer when the URL fails.
-      const response = await request(name, url, { cache: "no-cache" });
-      // The browser refuses a `.css` file as a module: say so rather than "failed to fetch".
-      const code = await Promise.resolve()
-        .then(() => response.text())
-        .catch(() => "");
-      if (STYLESHEET_IMPORT.test(code)) {
-        throw noStylesheets(name, url, error);
+  async function provideModules(name: string, files: readonly VendorFile[]): Promise<void> {
+    for (const file of files) {
+      const registry = getModuleRegistry();
+      if (Object.hasOwn(registry, file.module)) continue;
+      let evaluated = vendorModules.get(file.module);
+      if (evaluated === undefined) {
+        fetchVendor(name, file);
+        evaluated = (async () => {
+          const code = await (vendorCode.get(file.module) as Promise<string>);
+          const { code: rewritten } = rewriteModule(code, {
+            component: file.module,
+            modules: registry,
+            sourceURL: file.url,
+          });
+          installModules({ [file.module]: await evaluate(rewritten) });
+        })();
+        remember(vendorModules, file.module, evaluated, evaluated);
       }
-      throw new BundleLoadError(
-        name,
-        `Component "${name}" failed to load from ${url}: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error, url },
-      );
+      await evaluated;
     }
-    setStylesheets(module, await sheets);
-    return module;
   }
 
   async function loadBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
-    if (byUrl) return importBundle(name, hash);
+    if (urlLoading !== undefined) return urlLoading.load(name, hash);
     const fetched = await fetchBundle(name, hash);
+    if (fetched.modules !== undefined && fetched.modules.length > 0) {
+      await provideModules(name, fetched.modules);
+    }
     const rewritten = rewriteModule(fetched.code, {
       component: name,
       modules: getModuleRegistry(),
@@ -616,11 +507,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     },
 
     invalidate(name) {
-      if (byUrl) {
-        for (const key of name === undefined ? bundles.keys() : [name]) {
-          reloads.set(key, (reloads.get(key) ?? 0) + 1);
-        }
-      }
+      urlLoading?.invalidate(name === undefined ? bundles.keys() : [name]);
       if (name === undefined) {
         bundles.clear();
         metadata.clear();
@@ -634,26 +521,48 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
       }
     },
   };
+  const urlLoading = byUrl
+    ? createUrlLoading({
+        client: svcClient,
+        apiBase,
+        manifestUrl,
+        preload,
+        hashes,
+        isLoaded: (name) => bundles.has(name),
+        preloads,
+        baseUrl,
+        request,
+        loadStylesheet,
+        loadManifestEntries,
+        importUrl: options.importUrl,
+        preloadUrl: options.preloadUrl,
+      })
+    : undefined;
   return svcClient;
 }
 
 /**
- * The components a bundle response names in `Link: <…>; rel=modulepreload`: bundle URLs of
- * the same API (`./image.js?<hash>`, relative to the bundle), as names. Anything else a proxy
- * or the app may have added is ignored.
+ * What a bundle response preloads (`Link: <…>; rel=modulepreload`), resolved against the
+ * bundle's URL: the components of the same API (`./image.js?<hash>`, as names) and the vendor
+ * modules beside the bundles directory (`../vendor/<stem>.<hash>.js`, as specifiers and URLs),
+ * each in order. Anything else a proxy or the app may have added is ignored.
  */
-export function preloadedNames(response: Response, url: string, base?: string): string[] {
+export function modulePreloads(
+  response: Response,
+  url: string,
+  base?: string,
+): { names: string[]; modules: VendorFile[] } {
+  const names: string[] = [];
+  const modules: VendorFile[] = [];
   const header = response.headers.get("link");
-  if (header === null) return [];
   let bundle: URL;
   try {
     bundle = new URL(response.url || url, base ?? "http://svc.invalid/");
   } catch {
-    return [];
+    return { names, modules };
   }
   const directory = bundle.pathname.slice(0, bundle.pathname.lastIndexOf("/") + 1);
-  const names: string[] = [];
-  for (const [, target = "", params = ""] of header.matchAll(/<([^>]*)>([^,]*)/g)) {
+  for (const [, target = "", params = ""] of header?.matchAll(/<([^>]*)>([^,]*)/g) ?? []) {
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(params)?.[1] ?? "";
     if (!rel.toLowerCase().split(/\s+/).includes("modulepreload")) continue;
     let link: URL;
@@ -662,6 +571,9 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     } catch {
       continue;
     }
+    const stem = /\/vendor\/([\w-]+)\.\w+\.js$/.exec(link.pathname)?.[1];
+    const module = IMPORT_MAP_MODULES.find((m) => vendorStem(m) === stem);
+    if (module !== undefined) modules.push({ module, url: link.href });
     if (link.origin !== bundle.origin || !link.pathname.startsWith(directory)) continue;
     const file = link.pathname.slice(directory.length);
     if (!file.endsWith(".js") || file.includes("/")) continue;
@@ -673,41 +585,7 @@ export function preloadedNames(response: Response, url: string, base?: string): 
     }
     if (componentNameProblem(name) === undefined) names.push(name);
   }
-  return names;
-}
-
-/** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */
-const STYLESHEET_IMPORT = /\bimport\s*["']\.{1,2}\/[^"'\n]*\.css["']/i;
-
-/**
- * A bundle imported by URL that still imports its stylesheets (CSS files or CSS modules): a
- * server or build from before svc answered the `?url` form (`urlModule` in the manifest).
- */
-function noStylesheets(name: string, url: string, cause?: unknown): BundleLoadError {
-  return new BundleLoadError(
-    name,
-    `Component "${name}" imports stylesheets, and ${url} still imports them (a browser refuses CSS as a module): its server or build predates moduleLoading: "url" support for CSS — update @svc/server and run svc build again, or use the default "blob" loading`,
-    { cause, url },
-  );
-}
-
-/** Starts fetching a module without evaluating it: `<link rel="modulepreload">`. */
-function insertModulePreload(url: string, integrity?: string): void {
-  if (typeof document === "undefined" || document.head === null) return;
-  const link = document.createElement("link");
-  link.rel = "modulepreload";
-  link.href = url;
-  if (integrity !== undefined) link.integrity = integrity;
-  // The module stays in the browser's module map; the element has done its work.
-  const done = () => link.remove();
-  link.addEventListener("load", done);
-  link.addEventListener("error", done);
-  document.head.append(link);
-}
-
-/** Imports a module by URL; bundlers are told to leave this `import()` alone. */
-function importModuleUrl(url: string): Promise<ComponentModule> {
-  return import(/* @vite-ignore */ /* webpackIgnore: true */ url) as Promise<ComponentModule>;
+  return { names, modules };
 }
 
 /** Turns an error response of the API (JSON `{ error, message, name? }`) into an svc error. */

@@ -1,3 +1,7 @@
+// Two parts only some pages need have entry points of their own, so that what imports this
+// one (the standalone loader, which puts all of it in the page's module registry) does not
+// carry them: `@svc/runtime/islands` (`whenToHydrate`, `readIsland`) and `@svc/runtime/live`
+// (`followEvents`).
 export { assertComponentName, componentNameProblem, fileSafeName } from "./componentName.ts";
 export {
   type ComponentMetadata,

@@ -279,7 +279,7 @@ describe("rewriteImports", () => {
     expect(rewritten).not.toContain("svcImports");
     expect((await evaluate(rewritten)).r).toEqual([modules.react.useState]);
     // The table, not a lexer, decides: an import the table does not name is left alone.
-    const blind = `${code}//# svcImports={"v":1,"i":[],"x":["r"]}\n`;
+    const blind = `${code}//# svcImports={"v":2,"i":[],"x":["r"]}\n`;
     expect(rewriteBundle(blind, { component: "t", modules, sourceURL: false })).toContain(
       'import { useState } from "react"',
     );
@@ -292,7 +292,7 @@ describe("rewriteImports", () => {
     // The code changed after the table was written (a line added at the top).
     const shifted = `const pad = 1;\n${withImportTable(code)}`;
     expect(() => rewriteBundle(shifted, { component: "q", modules })).toThrow(/does not match/);
-    const garbled = `${code}//# svcImports={"v":1,"i":[[1,"x"]],"x":[]}\n`;
+    const garbled = `${code}//# svcImports={"v":2,"i":[[1,"x"]],"x":[]}\n`;
     expect(() => rewriteBundle(garbled, { component: "q", modules })).toThrow(
       /unreadable import table/,
     );

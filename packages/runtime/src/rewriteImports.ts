@@ -1,18 +1,22 @@
-import { type ImportRecord, readImportTable } from "@svc/protocol";
+import {
+  type ImportClause,
+  type ImportRecord,
+  isStatic as isStaticImport,
+  type ReexportClause,
+  readImportTable,
+} from "@svc/protocol";
 import { BundleLoadError, ExportNotFoundError, ModuleNotFoundError } from "./errors.ts";
 
 // The page lexes nothing: the server lexed each bundle with es-module-lexer's minimal build
 // when it built it, and wrote where every import and re-export statement stands into the
-// bundle's import table (`readImportTable` of the protocol). The clause of each statement is
-// read here, by a small grammar.
+// bundle's import table (`readImportTable` of the protocol), with the clause of each static
+// import and re-export, read there by a small grammar. The page only writes declarations.
 
 /** `ImportRecord.t`: the minimal build's numeric import types. */
 const STATIC = 1;
 const DYNAMIC = 2;
 const IMPORT_META = 3;
 const STATIC_SOURCE = 4;
-const STATIC_DEFER = 6;
-const REEXPORT_STAR = 8;
 
 export interface RewriteImportsOptions {
   /** Component name, for error messages and the `sourceURL`. */
@@ -124,17 +128,17 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
   // (The minimal lexer reports no record for a bare `export *`, only for names.)
   const explicitExports = new Set(exports);
   // The clause of each re-export statement, by its import record.
-  const reexports = new Map<ImportRecord, Reexport>();
+  const reexports = new Map<ImportRecord, ReexportClause>();
   for (const record of imports) {
     if (isStatic(record) && code.startsWith("export", record.ss)) {
-      reexports.set(record, parseReexportClause(code, record, component));
+      reexports.set(record, record.c as ReexportClause);
     }
   }
   // Which modules' `export *` provide each name. As in ES modules, a name is ambiguous only
   // when two *different* modules provide it: `export *` twice from one module is not.
   const starNames = new Map<string, Set<string>>();
   for (const [record, clause] of reexports) {
-    if (clause.kind !== "all") continue;
+    if (clause !== 0) continue;
     const specifier = record.n as string;
     if (!Object.hasOwn(modules, specifier)) continue;
     for (const key of Object.keys(moduleOf(specifier))) {
@@ -195,35 +199,30 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
   }
 
   function rewriteImport(record: ImportRecord, specifier: string, module: object) {
-    const clause = parseImportClause(code, record, component);
-    if (
-      clause.defaultName === undefined &&
-      clause.namespace === undefined &&
-      clause.named.length === 0
-    ) {
+    // Read by the server (the table's clause): the page parses nothing.
+    const [defaultName, namespace, named] = record.c as ImportClause;
+    if (defaultName === null && namespace === null && named.length === 0) {
       return; // side-effect import: the module is already evaluated, it only has to exist
     }
     const variable = moduleVar(specifier);
-    if (clause.defaultName !== undefined) {
-      prelude.push(`const ${clause.defaultName} = ${defaultOf(variable)};`);
-    }
-    if (clause.namespace !== undefined) prelude.push(`const ${clause.namespace} = ${variable};`);
+    if (defaultName !== null) prelude.push(`const ${defaultName} = ${defaultOf(variable)};`);
+    if (namespace !== null) prelude.push(`const ${namespace} = ${variable};`);
     const properties: string[] = [];
-    for (const { imported, key, localName } of clause.named) {
+    for (const [imported, key, localName] of named) {
       if (imported === "default") {
         prelude.push(`const ${localName} = ${defaultOf(variable)};`);
         continue;
       }
-      if (imported !== undefined) requireExport(specifier, module, imported);
+      if (imported !== null) requireExport(specifier, module, imported);
       properties.push(`${key}: ${localName}`);
     }
     if (properties.length > 0) prelude.push(`const { ${properties.join(", ")} } = ${variable};`);
   }
 
-  function rewriteReexport(specifier: string, clause: Reexport, module: object) {
+  function rewriteReexport(specifier: string, clause: ReexportClause, module: object) {
     const variable = moduleVar(specifier);
     const pairs: string[] = [];
-    if (clause.kind === "all") {
+    if (clause === 0) {
       for (const name of Object.keys(module)) {
         // As in ES modules: `export *` skips `default`, names exported explicitly, and names
         // star exports of two different modules both provide.
@@ -240,15 +239,15 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
         prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
         pairs.push(`${alias} as ${exportName(name)}`);
       }
-    } else if (clause.kind === "namespace") {
-      pairs.push(`${variable} as ${clause.as}`);
+    } else if (Array.isArray(clause)) {
+      pairs.push(`${variable} as ${clause[0]}`);
     } else {
-      for (const { imported, key, as } of clause.named) {
+      for (const [imported, key, as] of clause.n) {
         const alias = local();
         if (imported === "default") {
           prelude.push(`const ${alias} = ${defaultOf(variable)};`);
         } else {
-          if (imported !== undefined) requireExport(specifier, module, imported);
+          if (imported !== null) requireExport(specifier, module, imported);
           // A quoted name is a string literal already: its escapes mean what they meant.
           prelude.push(
             `const ${alias} = ${variable}[${isQuoted(key) ? key : JSON.stringify(key)}];`,
@@ -353,181 +352,13 @@ function exportName(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-interface ImportClause {
-  defaultName: string | undefined;
-  namespace: string | undefined;
-  /** `imported` is undefined when the name is a string literal with escapes (not checked). */
-  named: { imported: string | undefined; key: string; localName: string }[];
-}
-
-/**
- * Parses the bindings of one import statement, `import <clause> from "x"`. The lexer has
- * already located the statement exactly; this small grammar only reads what lies between
- * the `import` keyword and the specifier.
- */
-function parseImportClause(code: string, record: ImportRecord, component: string): ImportClause {
-  const start = record.ss + "import".length;
-  // `record.s` is the first character of the specifier, just after its opening quote.
-  const tokens = tokenize(code, start, record.s - 1);
-  const fail = unreadable(code, record, component);
-  const clause: ImportClause = { defaultName: undefined, namespace: undefined, named: [] };
-  if (tokens.length === 0) return clause;
-  if (tokens.pop() !== "from") fail();
-  if (record.t === STATIC_DEFER && tokens[0] === "defer") tokens.shift();
-  let i = 0;
-  const next = () => tokens[i++] ?? fail();
-  const identifier = () => {
-    const token = next();
-    if (isPunctuator(token) || token.startsWith('"') || token.startsWith("'")) fail();
-    return token;
-  };
-  const namespace = () => {
-    if (next() !== "as") fail();
-    clause.namespace = identifier();
-  };
-  const named = () => {
-    while (tokens[i] !== "}") {
-      const token = next();
-      if (token === "," || token === "}") fail();
-      const quoted = token.startsWith('"') || token.startsWith("'");
-      const imported = quoted ? unquote(token) : token;
-      let localName = token;
-      if (tokens[i] === "as") {
-        i++;
-        localName = identifier();
-      } else if (quoted) {
-        fail();
-      }
-      clause.named.push({ imported, key: token, localName });
-      if (tokens[i] === ",") i++;
-      else if (tokens[i] !== "}") fail();
-    }
-    i++;
-  };
-  const first = next();
-  if (first === "*") namespace();
-  else if (first === "{") named();
-  else {
-    if (isPunctuator(first)) fail();
-    clause.defaultName = first;
-    if (i < tokens.length) {
-      if (next() !== ",") fail();
-      const second = next();
-      if (second === "*") namespace();
-      else if (second === "{") named();
-      else fail();
-    }
-  }
-  if (i !== tokens.length) fail();
-  return clause;
-}
-
-/** A re-export statement's clause: `* from`, `* as ns from` or `{ a, b as c, "d" as e } from`. */
-type Reexport =
-  | { kind: "all" }
-  | { kind: "namespace"; as: string }
-  | {
-      kind: "named";
-      /** `key`: the imported name as written; `as`: the exported name as written. */
-      named: { imported: string | undefined; key: string; as: string }[];
-    };
-
-/** Parses the clause of `export <clause> from "x"`, as `parseImportClause` does for imports. */
-function parseReexportClause(code: string, record: ImportRecord, component: string): Reexport {
-  const tokens = tokenize(code, record.ss + "export".length, record.s - 1);
-  const fail = unreadable(code, record, component);
-  if (tokens.pop() !== "from") fail();
-  let i = 0;
-  const next = () => tokens[i++] ?? fail();
-  const name = () => {
-    const token = next();
-    if (isPunctuator(token)) fail();
-    return token;
-  };
-  let clause: Reexport;
-  const first = next();
-  if (first === "*") {
-    if (i === tokens.length) return { kind: "all" };
-    if (next() !== "as") fail();
-    clause = { kind: "namespace", as: name() };
-  } else if (first === "{") {
-    const named: { imported: string | undefined; key: string; as: string }[] = [];
-    while (tokens[i] !== "}") {
-      const key = name();
-      let as = key;
-      if (tokens[i] === "as") {
-        i++;
-        as = name();
-      }
-      named.push({ imported: isQuoted(key) ? unquote(key) : key, key, as });
-      if (tokens[i] === ",") i++;
-      else if (tokens[i] !== "}") fail();
-    }
-    i++;
-    clause = { kind: "named", named };
-  } else {
-    return fail();
-  }
-  if (i !== tokens.length) fail();
-  return clause;
-}
-
 /** Static imports and re-exports the rewriter replaces (with or without a `defer` phase). */
 function isStatic(record: ImportRecord): boolean {
-  return record.t === STATIC || record.t === STATIC_DEFER || record.t === REEXPORT_STAR;
-}
-
-function unreadable(code: string, record: ImportRecord, component: string): () => never {
-  return () => {
-    throw new BundleLoadError(
-      component,
-      `Component "${component}": cannot read the import statement \`${code.slice(record.ss, record.se)}\`.`,
-    );
-  };
+  return isStaticImport(record.t);
 }
 
 function isQuoted(token: string): boolean {
   return token.startsWith('"') || token.startsWith("'");
-}
-
-function isPunctuator(token: string): boolean {
-  return token === "{" || token === "}" || token === "," || token === "*";
-}
-
-/** Splits `code[start, end)` into punctuators, words and string literals; skips comments. */
-function tokenize(code: string, start: number, end: number): string[] {
-  const tokens: string[] = [];
-  let i = start;
-  while (i < end) {
-    const c = code[i] as string;
-    if (c === "/" && code[i + 1] === "/") {
-      while (i < end && code[i] !== "\n" && code[i] !== "\r") i++;
-    } else if (c === "/" && code[i + 1] === "*") {
-      const close = code.indexOf("*/", i + 2);
-      i = close === -1 ? end : close + 2;
-    } else if (c === "{" || c === "}" || c === "," || c === "*") {
-      tokens.push(c);
-      i++;
-    } else if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < end && code[j] !== c) j += code[j] === "\\" ? 2 : 1;
-      tokens.push(code.slice(i, j + 1));
-      i = j + 1;
-    } else if (/\s/.test(c)) {
-      i++;
-    } else {
-      let j = i;
-      while (j < end && !/[\s{},*"'/]/.test(code[j] as string)) j++;
-      tokens.push(code.slice(i, j));
-      i = j;
-    }
-  }
-  return tokens;
-}
-
-function unquote(literal: string): string | undefined {
-  const inner = literal.slice(1, -1);
-  return inner.includes("\\") ? undefined : inner;
 }
 
 const MAP_COMMENT = /\/\/[#@] sourceMappingURL=(\S+)\s*$/;

@@ -98,7 +98,7 @@ export {
   renderImportMap,
 } from "./http/importMap.ts";
 export { createIslands, type SvcIslands } from "./http/islands.ts";
-export { devLoaderScriptPath, loaderScriptPath } from "./http/loaderScript.ts";
+export { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./http/loaderScript.ts";
 export {
   type CorsOptions,
   createRequestHandler,

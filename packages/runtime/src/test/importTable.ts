@@ -13,5 +13,5 @@ export function withImportTable(code: string): string {
   const tail = map === null ? "" : code.slice(map.index + 1);
   const line = body.endsWith("\n") || body === "" ? body : `${body}\n`;
   const [imports, exports] = parse(line);
-  return line + formatImportTable(imports, exports) + tail;
+  return line + formatImportTable(line, imports, exports) + tail;
 }

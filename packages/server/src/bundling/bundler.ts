@@ -240,7 +240,7 @@ function importTableOf(component: Component, code: Uint8Array): string {
   const text = Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString();
   try {
     const [imports, exports] = lexModule(text);
-    return formatImportTable(imports, exports);
+    return formatImportTable(text, imports, exports);
   } catch (error) {
     throw new BundleError(component.name, [
       { text: `esbuild's output could not be lexed: ${(error as Error).message}` },

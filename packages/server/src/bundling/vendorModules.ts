@@ -3,7 +3,16 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { IMPORT_MAP_MODULES, type ImportMapModuleName } from "@svc/protocol";
+import {
+  formatImportTable,
+  IMPORT_MAP_MODULES,
+  type ImportMapModuleName,
+  ON_DEMAND_MODULES,
+  type OnDemandModuleName,
+  readImportTable,
+  vendorStem,
+} from "@svc/protocol";
+import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
 
@@ -27,6 +36,8 @@ export interface VendorFile {
   hash: string;
   /** `sha384-<base64>`, for the import map's `integrity`. */
   integrity: string;
+  /** The other vendor modules it imports. */
+  imports?: readonly VendorModuleName[];
 }
 
 export interface VendorBuild {
@@ -50,24 +61,109 @@ export class VendorModulesError extends NotFoundError {
   }
 }
 
-const INSTALL = "npm install react react-dom goober @tanstack/react-query @svc/react";
+const INSTALL = "npm install react react-dom goober @tanstack/react-query @svc/react @svc/runtime";
 
 // Read the workspace packages as the server itself is read: from their TypeScript sources
 // when it runs from them (tests, the repository), else from their published builds.
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
 
 let cached: Promise<VendorBuild> | undefined;
+/** The vendor build once it is done (for answers that cannot wait). */
+let built: VendorBuild | undefined;
 
 /**
  * The vendor build of this server process: built on first use and kept (the packages beside
  * the server do not change while it runs). A failed build is not kept.
  */
 export function vendorModules(): Promise<VendorBuild> {
-  cached ??= buildVendorModules().catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
+  cached ??= buildVendorModules().then(
+    (build) => {
+      built = build;
+      return build;
+    },
+    (error: unknown) => {
+      cached = undefined;
+      throw error;
+    },
+  );
   return cached;
+}
+
+/**
+ * The on-demand vendor modules (`ON_DEMAND_MODULES`: what `loader.js` does not carry) that a
+ * bundle imports, statically or dynamically: read from its import table (every bundle svc
+ * builds has one), else found by their specifiers in its code, where a string that merely
+ * looks like such an import only costs a needless fetch.
+ */
+export function onDemandImports(code: string | Uint8Array): OnDemandModuleName[] {
+  const text = typeof code === "string" ? code : new TextDecoder().decode(code);
+  // A bundle svc built says what it imports in its import table.
+  const table = readTableOrUndefined(text);
+  if (table !== undefined) {
+    const specifiers = new Set(table.imports.map((record) => record.n));
+    return ON_DEMAND_MODULES.filter((specifier) => specifiers.has(specifier));
+  }
+  // Anything else (a test's snippet): its specifiers, found in the code.
+  return ON_DEMAND_MODULES.filter((specifier) => {
+    const quoted = specifier.replace(/[/.]/g, "\\$&");
+    return new RegExp(`(?:\\bfrom|\\bimport\\s*\\(?)\\s*["']${quoted}["']`).test(text);
+  });
+}
+
+function readTableOrUndefined(text: string) {
+  try {
+    return readImportTable(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The vendor files `loader.js` fetches for a bundle that imports `specifiers`: those and the
+ * on-demand modules they import, transitively, each after the ones it imports.
+ */
+export function vendorClosure(
+  build: VendorBuild,
+  specifiers: readonly VendorModuleName[],
+): (VendorFile & { module: VendorModuleName })[] {
+  const onDemand = new Set<string>(ON_DEMAND_MODULES);
+  const ordered: (VendorFile & { module: VendorModuleName })[] = [];
+  const seen = new Set<string>();
+  const visit = (specifier: VendorModuleName) => {
+    if (seen.has(specifier) || !onDemand.has(specifier)) return;
+    seen.add(specifier);
+    const file = build.modules.get(specifier);
+    if (file === undefined) return;
+    for (const dependency of file.imports ?? []) visit(dependency);
+    ordered.push({ ...file, module: specifier });
+  };
+  for (const specifier of specifiers) visit(specifier);
+  return ordered;
+}
+
+const scanned = new WeakMap<Uint8Array, OnDemandModuleName[]>();
+
+/**
+ * The `Link` header entries that announce a bundle's vendor files (`<../vendor/<stem>.<hash>.js>;
+ * rel=modulepreload`, relative to the bundle's URL), so `loader.js` fetches them alongside it.
+ * Undefined when it needs none (most bundles) or the vendor build failed; a promise only while
+ * the vendor build is still under way.
+ */
+export function vendorLinks(code: Uint8Array): string | undefined | Promise<string | undefined> {
+  // Warm bundles are answered often, with the same bytes: each is scanned once.
+  let needed = scanned.get(code);
+  if (needed === undefined) {
+    needed = onDemandImports(code);
+    scanned.set(code, needed);
+  }
+  if (needed.length === 0) return undefined;
+  const links = (build: VendorBuild) =>
+    vendorClosure(build, needed)
+      .map(({ file }) => `<../${file}>; rel=modulepreload`)
+      .join(", ") || undefined;
+  if (built !== undefined) return links(built);
+  // Without its packages the bundle is still served: the loader then names what is missing.
+  return vendorModules().then(links, () => undefined);
 }
 
 export interface BuildVendorOptions {
@@ -89,10 +185,10 @@ export async function buildVendorModules(options: BuildVendorOptions = {}): Prom
   const require = createRequire(`${resolveDir}/`);
   const built = await Promise.all(
     VENDOR_MODULES.map(async (specifier) => {
-      const code = await buildOne(specifier, resolveDir, require);
+      const { code, imports } = await buildOne(specifier, resolveDir, require);
       const hash = sha256(code).slice(0, 12);
-      const base = specifier.replace(/^@/, "").replace(/[^A-Za-z0-9]+/g, "-");
-      return [specifier, describe(`${VENDOR_DIR}/${base}.${hash}.js`, code)] as const;
+      const file = describe(`${VENDOR_DIR}/${vendorStem(specifier)}.${hash}.js`, code);
+      return [specifier, { ...file, imports }] as const;
     }),
   );
   return { modules: new Map(built), loader: await readEsmLoader() };
@@ -102,7 +198,7 @@ async function buildOne(
   specifier: VendorModuleName,
   resolveDir: string,
   require: NodeJS.Require,
-): Promise<Uint8Array> {
+): Promise<{ code: Uint8Array; imports: VendorModuleName[] }> {
   const common: esbuild.BuildOptions = {
     absWorkingDir: resolveDir,
     bundle: true,
@@ -116,7 +212,7 @@ async function buildOne(
     logLevel: "silent",
     conditions: FROM_SOURCE ? ["source"] : [],
     define: { "process.env.NODE_ENV": '"production"' },
-    plugins: [otherVendorModulesExternal(specifier)],
+    plugins: [otherVendorModulesExternal(specifier), withoutPropsValidation],
   };
   const run = async (contents: string) => {
     try {
@@ -158,10 +254,29 @@ function isCommonJs(metafile: esbuild.Metafile | undefined): boolean {
   return target !== undefined && metafile?.inputs[target]?.format === "cjs";
 }
 
-function output(result: esbuild.BuildResult): Uint8Array {
+function output(result: esbuild.BuildResult): { code: Uint8Array; imports: VendorModuleName[] } {
   const file = result.outputFiles?.[0];
   if (file === undefined) throw new VendorModulesError("svc: esbuild produced no vendor module");
-  return file.contents;
+  const names = new Set<string>(VENDOR_MODULES);
+  const imports = new Set<VendorModuleName>();
+  for (const { imports: list } of Object.values(result.metafile?.outputs ?? {})) {
+    for (const { path, external } of list) {
+      if (external === true && names.has(path)) imports.add(path as VendorModuleName);
+    }
+  }
+  return { code: withImportTable(file.contents), imports: [...imports] };
+}
+
+/**
+ * The vendor module with the import table svc's server appends to every module a page
+ * rewrites (`//# svcImports=…`): `loader.js` fetches `@svc/react` and the others on demand
+ * and rewrites their imports against the registry, as it does a bundle's.
+ */
+function withImportTable(code: Uint8Array): Uint8Array {
+  let text = new TextDecoder().decode(code);
+  if (!text.endsWith("\n")) text += "\n";
+  const [imports, exports] = lexModule(text);
+  return new TextEncoder().encode(text + formatImportTable(text, imports, exports));
 }
 
 /**
@@ -187,6 +302,30 @@ function otherVendorModulesExternal(self: string): esbuild.Plugin {
     },
   };
 }
+
+/**
+ * Props validation is development-only (production `useComponent` never calls it), and these
+ * files are production builds: `@svc/react`'s `validateProps` would keep
+ * `@cfworker/json-schema` (6.7 kB gzip) in its vendor file. It gets a `validateProps` that
+ * says where the real one is, as `loader.js` always did.
+ */
+const withoutPropsValidation: esbuild.Plugin = {
+  name: "svc-without-props-validation",
+  setup(build) {
+    build.onResolve({ filter: /[\\/]validateProps(\.ts|\.js)$/ }, (args) =>
+      /[\\/]react[\\/](src|dist)$/.test(args.resolveDir)
+        ? { path: "validateProps", namespace: "svc-production-stub" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "svc-production-stub" }, () => ({
+      loader: "js",
+      contents:
+        "export function validateProps() {\n" +
+        '  throw new Error("svc: props validation is development-only: not in the vendor @svc/react (use @svc/react from npm in a development build)");\n' +
+        "}\n",
+    }));
+  },
+};
 
 /** `@svc/loader`'s `loader.esm.js` as installed, or undefined. */
 async function readEsmLoader(): Promise<VendorFile | undefined> {

@@ -55,6 +55,7 @@ describe("createImportMap / renderImportMap", () => {
       "bundles",
       "importmap.json",
       "loader.esm.js",
+      "loader.extras.js",
       "manifest.json",
       "vendor",
     ]);

@@ -12,6 +12,13 @@ export const loaderScriptPath: string | undefined = resolveLoader("loader.js");
  */
 export const devLoaderScriptPath: string | undefined = resolveLoader("loader.dev.js");
 
+/**
+ * What the standalone loader fetches for a page with an island or live reload (island
+ * hydration strategies, the live-reload client), served at `{prefix}/loader.extras.js` and
+ * written by `svc build` beside `manifest.json`.
+ */
+export const loaderExtrasPath: string | undefined = resolveLoader("loader.extras.js");
+
 function resolveLoader(file: string): string | undefined {
   try {
     return fileURLToPath(import.meta.resolve(`@svc/loader/${file}`));

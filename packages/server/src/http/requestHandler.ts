@@ -8,6 +8,7 @@ import {
   EVENTS_PATH,
   InvalidPropsError,
   LIST_PATH,
+  LOADER_EXTRAS_PATH,
   LOADER_PATH,
   MAX_NAME_LENGTH,
   parseBundleQuery,
@@ -18,7 +19,7 @@ import {
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
-import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
+import { VENDOR_DIR, vendorLinks, vendorModules } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -31,7 +32,7 @@ import {
 import { eventStream, type LiveSource } from "./eventStream.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
-import { devLoaderScriptPath, loaderScriptPath } from "./loaderScript.ts";
+import { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./loaderScript.ts";
 
 /** A request as the core sees it; every transport builds one. */
 export interface SvcRequest {
@@ -91,6 +92,11 @@ export interface RequestHandlerOptions {
   /** File served at `<mount>/loader.dev.js`. Default: `@svc/loader`'s development build. */
   devLoaderScript?: string;
   /**
+   * File served at `<mount>/loader.extras.js`, which the loader fetches for islands and live
+   * reload. Default: `@svc/loader`'s ({@link loaderExtrasPath}).
+   */
+  loaderExtras?: string;
+  /**
    * `Host` names answered besides IP addresses and `localhost` (DNS-rebinding protection, see
    * `isHostAllowed`); `true` answers any. Default: `true` — a bridge lives in your app, which
    * decides; `svc serve` passes its `--allowed-host` list.
@@ -117,7 +123,7 @@ type Route =
   | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
-  | { kind: "loader"; dev: boolean }
+  | { kind: "loader"; file: "production" | "development" | "extras" }
   | { kind: "esmLoader" }
   | { kind: "vendor"; file: string }
   | { kind: "events" }
@@ -144,8 +150,9 @@ function routeOf(path: string): Route | undefined {
     }
     return undefined;
   }
-  if (path === LOADER_PATH) return { kind: "loader", dev: false };
-  if (path === DEV_LOADER_PATH) return { kind: "loader", dev: true };
+  if (path === LOADER_PATH) return { kind: "loader", file: "production" };
+  if (path === DEV_LOADER_PATH) return { kind: "loader", file: "development" };
+  if (path === LOADER_EXTRAS_PATH) return { kind: "loader", file: "extras" };
   if (path === ESM_LOADER_PATH) return { kind: "esmLoader" };
   if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path === EVENTS_PATH) return { kind: "events" };
@@ -167,6 +174,7 @@ export function createRequestHandler(
   const loaders = {
     production: createLoaderFile(options.loaderScript ?? loaderScriptPath),
     development: createLoaderFile(options.devLoaderScript ?? devLoaderScriptPath),
+    extras: createLoaderFile(options.loaderExtras ?? loaderExtrasPath),
   };
   const context: Context = { handlers, loaders, allowed, events: options.events };
 
@@ -237,7 +245,7 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 interface Context {
   handlers: Handlers;
-  loaders: Record<"production" | "development", () => Promise<LoadedFile>>;
+  loaders: Record<"production" | "development" | "extras", () => Promise<LoadedFile>>;
   allowed: ReadonlySet<string>;
   events: LiveSource | undefined;
 }
@@ -263,9 +271,14 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
     case "bundle": {
       const name = decodeName(route.name);
       const ready = handlers.peekBundle?.(name);
-      if (ready !== undefined) return bundleResponse(request, ready);
+      const readyVendor = ready === undefined ? undefined : vendorLinks(ready.code);
+      if (ready !== undefined && !(readyVendor instanceof Promise)) {
+        return bundleResponse(request, ready, readyVendor);
+      }
       const options = request.readFromSocket === true ? FROM_SOCKET : undefined;
-      return handlers.getBundle(name, options).then((bundle) => bundleResponse(request, bundle));
+      return handlers
+        .getBundle(name, options)
+        .then(async (bundle) => bundleResponse(request, bundle, await vendorLinks(bundle.code)));
     }
     case "stylesheet": {
       const name = decodeName(route.name);
@@ -285,7 +298,7 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
           conditional(request, json(200, metadata, { "cache-control": "no-cache" })),
         );
     case "loader":
-      return context.loaders[route.dev ? "development" : "production"]().then((file) =>
+      return context.loaders[route.file]().then((file) =>
         conditional(request, {
           status: 200,
           headers: { "content-type": JS_TYPE, "cache-control": "no-cache", etag: file.etag },
@@ -414,16 +427,23 @@ async function islandResponse(
  * browser can pin old code; any other URL (no query, an older hash) revalidates by ETag.
  * `&url` asks for the form imported by URL: without its stylesheet imports.
  */
-function bundleResponse(request: SvcRequest, bundle: BundleResult): SvcResponse {
+function bundleResponse(
+  request: SvcRequest,
+  bundle: BundleResult,
+  /** The vendor files `loader.js` fetches alongside (`vendorLinks`). */
+  vendor?: string,
+): SvcResponse {
   const { version, variant } = parseBundleQuery(queryOf(request.url));
   const headers: Record<string, string> = {
     "content-type": JS_TYPE,
     "cache-control": version === bundle.hash ? IMMUTABLE : "no-cache",
     etag: variant === undefined ? `"${bundle.hash}"` : `"${bundle.hash}-${variant}"`,
   };
-  if (bundle.preload !== undefined && bundle.preload.length > 0) {
-    headers.link = preloadLinks(bundle.preload);
-  }
+  const links = [
+    bundle.preload !== undefined && bundle.preload.length > 0 ? preloadLinks(bundle.preload) : "",
+    vendor ?? "",
+  ].filter((link) => link !== "");
+  if (links.length > 0) headers.link = links.join(", ");
   const body = variant === undefined ? bundle.code : urlVariantOf(bundle);
   return conditional(request, { status: 200, headers, body });
 }

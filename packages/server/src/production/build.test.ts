@@ -55,6 +55,9 @@ function siblings(outDir: string): string[] {
 }
 
 /** The files a manifest lists (relative to the build directory). */
+/** The files a build writes at the top of its directory: the manifest, and the loader's extras. */
+const TOP_FILES = ["loader.extras.js", "manifest.json"];
+
 function listedFiles(manifest: Manifest): string[] {
   return Object.values(manifest).flatMap((entry) =>
     entry.server === undefined ? [entry.file] : [entry.file, entry.server.file],
@@ -105,7 +108,8 @@ describe("build", () => {
       expect(text).not.toContain("sourceMappingURL");
       expect(text).not.toMatch(/process\.env|development/);
     }
-    expect(readdirSync(outDir).sort()).toEqual(["bundles", "manifest.json"]);
+    // Beside the manifest: what the loader fetches for islands (`loader.extras.js`).
+    expect(readdirSync(outDir).sort()).toEqual(["bundles", "loader.extras.js", "manifest.json"]);
     expect(readdirSync(join(outDir, "bundles")).sort()).toEqual(
       listedFiles(manifest)
         .map((file) => file.slice("bundles/".length))
@@ -384,7 +388,7 @@ describe("build", () => {
     const { manifest } = await build({ registry: registryOf(writeTree(tree)), outDir });
     expect(readManifestOf(outDir)).toEqual(manifest);
     expect(Object.keys(snapshot(outDir)).sort()).toEqual(
-      ["bundles/card.0123456789ab.js", "manifest.json", ...listedFiles(manifest)].sort(),
+      ["bundles/card.0123456789ab.js", ...TOP_FILES, ...listedFiles(manifest)].sort(),
     );
 
     // Without a manifest, a bundles/ directory holding anything svc does not name is not ours.
@@ -452,7 +456,7 @@ describe("build", () => {
     writeTree(typicalComponent("card", "v5"), dir);
     const v5 = (await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 })).manifest;
     expect(Object.keys(snapshot(outDir)).sort()).toEqual(
-      ["bundles/notes.txt", "manifest.json", ...listedFiles(v5)].sort(),
+      ["bundles/notes.txt", ...TOP_FILES, ...listedFiles(v5)].sort(),
     );
   });
 
@@ -468,7 +472,9 @@ describe("build", () => {
     const fresh = outputPath();
     await build({ registry: registryOf(dir), outDir: fresh });
     expect(snapshot(outDir)).toEqual(snapshot(fresh));
-    expect(Object.keys(snapshot(outDir))).toHaveLength(1 + listedFiles(manifest).length);
+    expect(Object.keys(snapshot(outDir))).toHaveLength(
+      TOP_FILES.length + listedFiles(manifest).length,
+    );
   });
 
   it("refuses a keepOldFilesMs that is not a number of milliseconds", async () => {
@@ -521,7 +527,7 @@ describe("build", () => {
     writeTree(typicalComponent("__proto__", "Changed"), dir);
     const second = await build({ registry: registryOf(dir), outDir, keepOldFilesMs: 0 });
     expect(Object.keys(snapshot(outDir)).sort()).toEqual(
-      ["manifest.json", ...listedFiles(second.manifest)].sort(),
+      [...TOP_FILES, ...listedFiles(second.manifest)].sort(),
     );
     expect(entryOf(second.manifest)?.value.file).not.toBe(old);
   });
@@ -619,7 +625,7 @@ describe("build: styles and assets", () => {
     );
     expect(Object.keys(snapshot(outDir)).sort()).toEqual(
       [
-        "manifest.json",
+        ...TOP_FILES,
         ...Object.values(manifest).flatMap((e) => [
           e.file,
           ...(e.urlModule === undefined ? [] : [e.urlModule.file]),

@@ -13,9 +13,16 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
-import { fileSafeName, type ManifestFile, SvcError } from "@svc/protocol";
+import {
+  fileSafeName,
+  LOADER_EXTRAS_FILE,
+  type ManifestFile,
+  type ManifestModule,
+  SvcError,
+} from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import {
   type BundleFile,
@@ -37,9 +44,11 @@ import { detectDependencies } from "../bundling/dependencies.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
   ESM_LOADER_FILE,
+  onDemandImports,
   VENDOR_DIR,
   type VendorBuild,
   VendorModulesError,
+  vendorClosure,
   vendorModules,
 } from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
@@ -105,9 +114,11 @@ const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
 
 /** One component of a finished build. */
 export interface BuiltBundle
-  extends Required<Omit<ManifestEntry, "css" | "assets" | "server" | "urlModule">>,
+  extends Required<Omit<ManifestEntry, "css" | "assets" | "server" | "urlModule" | "modules">>,
     Pick<ManifestEntry, "server" | "urlModule"> {
   name: string;
+  /** The vendor files `loader.js` fetches for it (see `ManifestEntry.modules`); often none. */
+  modules: ManifestModule[];
   /** Its stylesheets, in cascade order (empty without CSS). */
   css: ManifestFile[];
   /** The files it imports as URLs. */
@@ -240,11 +251,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
   const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
   // The server bundles in a pass of their own, alongside: a component that fails fails both.
-  const [finished, servers, vendor] = await Promise.all([
+  const [finished, servers, mapVendor] = await Promise.all([
     bundleAll(components, bundleOptions),
     (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
     options.importMap === true ? vendorOrNote(progress) : undefined,
   ]);
+  // The vendor modules `loader.js` fetches on demand (`@svc/react`, TanStack Query, goober),
+  // for the bundles that import them.
+  const onDemand = new Map(finished.map((bundle) => [bundle.name, onDemandImports(bundle.code)]));
+  const needsVendor = [...onDemand.values()].some((imports) => imports.length > 0);
+  const vendor =
+    mapVendor ??
+    (needsVendor ? await vendorOrNote(progress, "no vendor files written") : undefined);
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
@@ -252,6 +270,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   let importMap: ImportMap | undefined;
   try {
     output.prepare(vendor === undefined ? [] : [VENDOR_DIR]);
+    const vendorFiles = new Map<string, Uint8Array>();
     // Read before importmap.json is replaced: the vendor files it lists are previous ones.
     const previous = readPreviousFiles(outDir);
     bundles = await writeBundles(output, finished, options.compress ?? false, progress);
@@ -265,10 +284,25 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (urlModule !== undefined) entry.urlModule = urlModule;
       if (assets.length > 0) entry.assets = assets;
       if (dependencies.length > 0) entry.dependencies = dependencies;
+      if (vendor !== undefined) {
+        for (const { module, file: path, integrity, body } of vendorClosure(
+          vendor,
+          onDemand.get(name) ?? [],
+        )) {
+          bundle.modules.push({ module, file: path, integrity });
+          vendorFiles.set(path, body);
+        }
+      }
+      if (bundle.modules.length > 0) entry.modules = bundle.modules;
       if (bundle.server !== undefined) entry.server = bundle.server;
       manifest[name] = entry;
     }
-    if (vendor !== undefined) importMap = writeImportMap(output, vendor, bundles);
+    if (mapVendor !== undefined) importMap = writeImportMap(output, mapVendor, bundles);
+    else for (const [path, body] of vendorFiles) output.place(path, body);
+    // What `loader.js` fetches from beside the manifest for islands (static mode has no live
+    // reload); without `@svc/loader` installed there is no loader to fetch it.
+    const extras = readLoaderExtras();
+    if (extras !== undefined) output.place(LOADER_EXTRAS_FILE, extras);
     checkOutDir(outDir); // nothing foreign may have appeared there while we worked
     // The previous build's files the new one drops start their grace period now.
     touchReplaced(outDir, previous, output.written);
@@ -285,12 +319,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 }
 
 /** The vendor build, or undefined (and a note) when its packages are not installed. */
-async function vendorOrNote(progress: (message: string) => void): Promise<VendorBuild | undefined> {
+async function vendorOrNote(
+  progress: (message: string) => void,
+  note = "no import map written",
+): Promise<VendorBuild | undefined> {
   try {
     return await vendorModules();
   } catch (error) {
     if (!(error instanceof VendorModulesError)) throw error;
-    progress(`no import map written: ${error.message.replace(/^svc: /, "")}`);
+    progress(`${note}: ${error.message.replace(/^svc: /, "")}`);
     return undefined;
   }
 }
@@ -306,6 +343,16 @@ function writeImportMap(
   const map = createBuildImportMap(vendor, bundles);
   output.place(IMPORT_MAP_FILE, Buffer.from(`${JSON.stringify(map, null, 2)}\n`));
   return map;
+}
+
+/** `@svc/loader`'s `loader.extras.js` as installed, or undefined. */
+function readLoaderExtras(): Uint8Array | undefined {
+  try {
+    const path = fileURLToPath(import.meta.resolve(`@svc/loader/${LOADER_EXTRAS_FILE}`));
+    return new Uint8Array(readFileSync(path));
+  } catch {
+    return undefined;
+  }
 }
 
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
@@ -479,6 +526,7 @@ async function writeBundles(
       size: code.byteLength,
       gzipSize: gzipped.byteLength,
       dependencies,
+      modules: [],
       css: stylesheets.map((sheet) => placeShared(sheet, BUNDLES_DIR)),
       assets: assets.map((asset) => placeShared(asset, BUNDLES_DIR)),
     });
@@ -689,7 +737,8 @@ function readPreviousFiles(outDir: string): string[] {
     // no import map in that build
   }
   return Object.values(manifest)
-    .flatMap(({ file, urlModule, css = [], assets = [], server }) => [
+    .flatMap(({ file, urlModule, css = [], assets = [], server, modules = [] }) => [
+      ...modules.map((m) => m.file),
       ...[
         file,
         ...(urlModule === undefined ? [] : [urlModule.file]),
@@ -771,6 +820,7 @@ function checkOutDir(outDir: string): void {
     (name) =>
       name !== MANIFEST_FILE &&
       name !== BUNDLES_DIR &&
+      name !== LOADER_EXTRAS_FILE &&
       !IMPORT_MAP_ENTRIES.includes(name) &&
       !TEMPORARY.test(name),
   );

@@ -60,7 +60,8 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     if (!isPlainObject(raw)) {
       throw new ManifestError(`${label} must be an object with "file" and "hash"`);
     }
-    const { file, hash, integrity, size, css, assets, server, dependencies, urlModule } = raw;
+    const { file, hash, integrity, size, css, assets, server, dependencies, urlModule, modules } =
+      raw;
     if (typeof file !== "string" || file === "") {
       throw new ManifestError(`${label} has no "file" (a path relative to the build directory)`);
     }
@@ -115,6 +116,16 @@ export function parseManifest(text: string, where = MANIFEST_FILE): Manifest {
     }
     if (css !== undefined) entry.css = parseFiles(css, `${label}: "css"`);
     if (assets !== undefined) entry.assets = parseFiles(assets, `${label}: "assets"`);
+    if (modules !== undefined) {
+      const files = parseFiles(modules, `${label}: "modules"`);
+      entry.modules = files.map((f, i) => {
+        const module = (modules as { module?: unknown }[])[i]?.module;
+        if (typeof module !== "string" || module === "") {
+          throw new ManifestError(`${label}: "modules"[${i}] has no "module" (its specifier)`);
+        }
+        return { module, ...f };
+      });
+    }
     if (dependencies !== undefined) entry.dependencies = dependencies as string[];
     if (isPlainObject(server)) {
       entry.server = { file: server.file as string, integrity: server.integrity as string };

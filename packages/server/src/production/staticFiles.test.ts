@@ -63,6 +63,18 @@ describe("createStaticFiles", () => {
       cacheControl: "no-cache",
     });
     expect(JSON.parse(Buffer.from(json?.body ?? []).toString())).toEqual(manifest);
+
+    // What the loader fetches from beside the manifest for islands: revalidated like it (a new
+    // build rewrites it in place), and read afresh.
+    const extras = await files.get("loader.extras.js");
+    expect(extras).toMatchObject({
+      contentType: "application/javascript; charset=utf-8",
+      cacheControl: "no-cache",
+    });
+    writeFileSync(join(buildDir, "loader.extras.js"), "export {};\n");
+    expect(Buffer.from((await files.get("loader.extras.js"))?.body ?? []).toString()).toBe(
+      "export {};\n",
+    );
   });
 
   it("re-reads manifest.json on every request, and keeps bundle files once read", async () => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { MANIFEST_FILE } from "@svc/protocol";
+import { LOADER_EXTRAS_FILE, MANIFEST_FILE } from "@svc/protocol";
 import { ASSET_NAME, ASSETS_DIR, fileTypeOf, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
 import { ByteLru } from "../util/lru.ts";
 import { isInside } from "../util/paths.ts";
@@ -30,13 +30,13 @@ export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
 export const MANIFEST_CACHE_CONTROL = "no-cache";
 
 /**
- * Whether a build directory serves `path`: its manifest, its bundles, their stylesheets and
+ * Whether a build directory serves `path`: its manifest, the loader's `loader.extras.js`, its bundles, their stylesheets and
  * assets (`bundles/<name>-<hash>.css`, `bundles/assets/<name>-<hash>.<ext>`), and the
  * precompressed siblings of each. Anything else — dot files, `..`, other directories,
  * leftovers — is not served, whatever is on disk.
  */
 export function isServablePath(path: string): boolean {
-  if (path === MANIFEST_FILE) return true;
+  if (isUnhashed(path)) return true;
   const plain = path.replace(/\.(?:gz|br)$/, "");
   if (BUNDLE_PATH.test(path)) return true;
   if (plain.startsWith("bundles/") && STYLESHEET_NAME.test(plain.slice(8))) return true;
@@ -111,11 +111,16 @@ export function createStaticFiles(buildDir: string, options: StaticFilesOptions 
       if (body === undefined) return undefined;
       const file = staticFile(path, body);
       // A bundle's name carries the hash of its bytes, so a cached copy can never go stale;
-      // the manifest changes in place with every build, so it is always read afresh.
-      if (path !== MANIFEST_FILE) cache.set(path, file);
+      // the manifest (and the loader's extras) change in place, so they are read afresh.
+      if (!isUnhashed(path)) cache.set(path, file);
       return file;
     },
   };
+}
+
+/** The files a build rewrites in place (no hash in their names): revalidated, never kept. */
+function isUnhashed(path: string): boolean {
+  return path === MANIFEST_FILE || path === LOADER_EXTRAS_FILE;
 }
 
 function staticFile(path: string, body: Uint8Array): StaticFile {
@@ -126,7 +131,7 @@ function staticFile(path: string, body: Uint8Array): StaticFile {
       CONTENT_TYPES[extension] ??
       (path === MANIFEST_FILE ? undefined : fileTypeOf(path)) ??
       "application/octet-stream",
-    cacheControl: path === MANIFEST_FILE ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
+    cacheControl: isUnhashed(path) ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
     etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
   };
   if (extension === ".svg") file.headers = { "content-security-policy": SVG_POLICY };

@@ -1,0 +1,208 @@
+/**
+ * `loader.js` carries React, ReactDOM and `@svc/runtime` only; `@svc/react` (with TanStack
+ * Query) and goober are vendor files it fetches on demand, announced by the bundle's `Link`
+ * header, and `loader.extras.js` (island hydration, live reload) is fetched only by a page
+ * that needs it. In real Chromium: a page that needs none fetches none; a bundle that imports
+ * `@svc/react` has them fetched alongside it, not after it; a live page fetches the extras
+ * once; and the blob loader refuses the import-map mode with its one-line message.
+ */
+import { createHash } from "node:crypto";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// For its `window.svc` declaration.
+import type {} from "../../packages/loader/src/loader.tsx";
+import {
+  buildLoaderOnce,
+  fixtureRegistry,
+  html,
+  launchBrowser,
+  openPage,
+  removeDir,
+  startTestServer,
+  type TestServer,
+  widget,
+  withLatency,
+} from "./helpers.ts";
+
+const LATENCY = 100;
+/** Bytes per second while the bundles arrive: a long body, so "with" and "after" differ. */
+const THROUGHPUT = 1_000_000;
+
+/** About 400 kB that no compressor shrinks: the bundle's body takes a while to arrive. */
+function incompressible(length: number): string {
+  let text = "";
+  let block = createHash("sha256").update("pad").digest();
+  while (text.length < length) {
+    text += block.toString("base64");
+    block = createHash("sha256").update(block).digest();
+  }
+  return text.slice(0, length);
+}
+
+const COMPONENTS = {
+  "plain/index.tsx": `import { useState } from "react";
+export default function Plain() {
+  const [count] = useState(1);
+  return <p className="plain">plain {count}</p>;
+}
+`,
+  "boxed/index.tsx": `import { SvcErrorBoundary } from "@svc/react";
+export const pad = ${JSON.stringify(incompressible(400_000))};
+export default function Boxed() {
+  return <SvcErrorBoundary><p className="boxed">boxed {pad.length}</p></SvcErrorBoundary>;
+}
+`,
+};
+
+/** Cold bundling on a busy machine takes a while: poll generously. */
+function poll<T>(fn: () => T | Promise<T>) {
+  return expect.poll(fn, { timeout: 20_000 });
+}
+
+describe("loader.js: on-demand vendor files", () => {
+  let browser: Browser;
+  let server: TestServer;
+  let dir: string | undefined;
+
+  beforeAll(async () => {
+    const [launched, fixtures] = await Promise.all([
+      launchBrowser(),
+      fixtureRegistry(COMPONENTS),
+      buildLoaderOnce(),
+    ]);
+    browser = launched;
+    dir = fixtures.dir;
+    server = await startTestServer({
+      registry: fixtures.registry,
+      pages: {
+        "/plain.html": { body: html(widget("plain") + widget("plain")) },
+        "/boxed.html": { body: html(widget("boxed")) },
+        "/blank.html": { body: html("") },
+        "/live.html": {
+          body: html(widget("plain") + widget("plain"), { loader: " data-svc-live" }),
+        },
+      },
+    });
+    // Warm: the timing below is the page's, not esbuild's or the vendor build's.
+    for (const name of ["plain", "boxed"]) {
+      expect((await fetch(`${server.url}/api/bundles/${name}.js`)).status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await removeDir(dir);
+  });
+
+  it("fetches no vendor file for a page whose bundles import none of them", async () => {
+    const { context, page, errors } = await openPage(browser);
+    try {
+      const before = server.requests.length;
+      await page.goto(`${server.url}/plain.html`);
+      await poll(() => page.locator(".plain").count()).toBe(2);
+      expect(errors).toEqual([]);
+      const requests = server.requests.slice(before);
+      expect(requests.filter((path) => path.startsWith("/api/bundles/plain.js"))).toHaveLength(1);
+      expect(requests.filter((path) => path.includes("/vendor/"))).toEqual([]);
+      // No island, no live reload: not the loader's extras either.
+      expect(requests.filter((path) => path.includes("loader.extras"))).toEqual([]);
+      // Nor does anything else of the page: the browser saw no request for one either.
+      const seen = await page.evaluate(() =>
+        performance.getEntriesByType("resource").map((entry) => entry.name),
+      );
+      expect(seen.filter((url) => url.includes("/vendor/"))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("fetches loader.extras.js once, from the API, for a page that follows live reload", async () => {
+    const { context, page, errors } = await openPage(browser);
+    try {
+      const before = server.requests.length;
+      await page.goto(`${server.url}/live.html`);
+      await poll(() => page.locator(".plain").count()).toBe(2);
+      // The live-reload client came with it: it asks for the API's event stream.
+      await poll(() => server.requests.slice(before).some((path) => path === "/api/events")).toBe(
+        true,
+      );
+      const requests = server.requests.slice(before);
+      expect(requests.filter((path) => path.includes("loader.extras"))).toEqual([
+        "/api/loader.extras.js",
+      ]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("fetches the vendor files of a bundle that imports @svc/react alongside it, not after it", async () => {
+    const { context, page, errors } = await openPage(browser);
+    try {
+      const cdp = await withLatency(context, page, LATENCY);
+      await cdp.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: LATENCY,
+        downloadThroughput: THROUGHPUT,
+        uploadThroughput: -1,
+      });
+      await page.goto(`${server.url}/boxed.html`);
+      await poll(() => page.locator(".boxed").textContent()).toBe("boxed 400000");
+      expect(errors).toEqual([]);
+      const timing = await page.evaluate(() =>
+        performance.getEntriesByType("resource").map((entry) => {
+          const { name, startTime, responseEnd } = entry as PerformanceResourceTiming;
+          return { path: new URL(name).pathname, start: startTime, end: responseEnd };
+        }),
+      );
+      const bundle = timing.find((entry) => entry.path === "/api/bundles/boxed.js");
+      const vendor = timing.filter((entry) => entry.path.startsWith("/api/vendor/"));
+      if (bundle === undefined) throw new Error(`no bundle request: ${JSON.stringify(timing)}`);
+      // `@svc/react` and the TanStack Query it imports: each once.
+      expect(vendor.map((entry) => entry.path.replace(/\.[0-9a-f]{12}\.js$/, "")).sort()).toEqual([
+        "/api/vendor/svc-react",
+        "/api/vendor/tanstack-react-query",
+      ]);
+      // The bundle's body takes hundreds of milliseconds to arrive; its vendor files were
+      // asked for as its response began (its Link header), so their requests overlap it, well
+      // before its body ends (fetched after the body, they would start after it).
+      expect(bundle.end - bundle.start).toBeGreaterThan(3 * LATENCY);
+      for (const file of vendor) {
+        expect(file.start).toBeGreaterThan(bundle.start);
+        expect(file.start).toBeLessThan(bundle.end - LATENCY);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses moduleLoading "url" with its one-line message (that is loader.esm.js\'s)', async () => {
+    const { context, page, errors } = await openPage(browser);
+    try {
+      await page.goto(`${server.url}/blank.html`);
+      await poll(() => page.evaluate(() => window.svc !== undefined)).toBe(true);
+      // The runtime loader.js puts in the page's registry (for the vendor files, and anyone).
+      const message = await page.evaluate(() => {
+        const registry = (window as unknown as { __MODULES__: Record<string, unknown> })
+          .__MODULES__;
+        const runtime = registry["@svc/runtime"] as {
+          createSvcClient(options: { moduleLoading: string }): unknown;
+        };
+        try {
+          runtime.createSvcClient({ moduleLoading: "url" });
+          return "no error";
+        } catch (error) {
+          return (error as Error).message;
+        }
+      });
+      expect(message).toBe(
+        'svc: moduleLoading "url" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm',
+      );
+      expect(message).not.toContain("\n");
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
