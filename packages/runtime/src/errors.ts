@@ -4,7 +4,7 @@
  * is the class name (for people reading logs). The name errors, `ComponentNotFoundError` and
  * `InvalidComponentNameError`, are the protocol's own.
  */
-import { SvcError, type SvcErrorOptions } from "@svc/protocol";
+import { ON_DEMAND_MODULES, SvcError, type SvcErrorOptions } from "@svc/protocol";
 
 export {
   ComponentNotFoundError,
@@ -48,9 +48,13 @@ export class ModuleNotFoundError extends BundleLoadError {
   constructor(component: string, module: string, available: readonly string[]) {
     super(
       component,
-      `Component "${component}" imports "${module}", which is not in window.__MODULES__ ` +
-        `(available: ${available.length > 0 ? available.join(", ") : "none"}). ` +
-        "Bundle it into the component, or add it to the module registry before loading.",
+      (ON_DEMAND_MODULES as readonly string[]).includes(module)
+        ? // The server sends these beside the bundle when it finds them installed.
+          `Component "${component}" imports "${module}", which svc could not provide: install it ` +
+            `in the app that runs @svc/server (npm install ${module === "@svc/react" ? "@svc/react @tanstack/react-query" : module}), then restart the server or run svc build again.`
+        : `Component "${component}" imports "${module}", which is not in window.__MODULES__ ` +
+            `(available: ${available.length > 0 ? available.join(", ") : "none"}). ` +
+            "Bundle it into the component, or add it to the module registry before loading.",
     );
     this.name = "ModuleNotFoundError";
     this.module = module;

@@ -213,6 +213,21 @@ describe("rewriteImports", () => {
         expect((caught as Error).message).toContain('"ui.table"');
       });
 
+      it("says what to install when a module the server sends on demand did not come", async () => {
+        const code = await bundle(
+          {
+            "index.tsx": `import { useComponent } from "@svc/react";\nexport default () => useComponent;`,
+          },
+          { minify },
+        );
+        const withoutIt = Object.fromEntries(
+          Object.entries(modules).filter(([specifier]) => specifier !== "@svc/react"),
+        );
+        expect(() => rewriteImports(code, { component: "gallery", modules: withoutIt })).toThrow(
+          /^Component "gallery" imports "@svc\/react", which svc could not provide: install it in the app that runs @svc\/server \(npm install @svc\/react @tanstack\/react-query\), then restart the server or run svc build again\.$/,
+        );
+      });
+
       it("names the export when a registry module lacks an imported name", async () => {
         const code = await bundle(
           {
