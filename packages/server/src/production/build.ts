@@ -34,6 +34,7 @@ import {
   STYLESHEET_NAME,
 } from "../bundling/componentFiles.ts";
 import { detectDependencies } from "../bundling/dependencies.ts";
+import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
   ESM_LOADER_FILE,
@@ -44,6 +45,7 @@ import {
 } from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
+import { BundleError } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import {
   createBuildImportMap,
@@ -239,12 +241,25 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
   const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
-  // The server bundles in a pass of their own, alongside: a component that fails fails both.
-  const [finished, servers, vendor] = await Promise.all([
+  const [finished, vendor] = await Promise.all([
     bundleAll(components, bundleOptions),
-    (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
     options.importMap === true ? vendorOrNote(progress) : undefined,
   ]);
+  // Each server bundle made from its browser bundle, as the dev server makes it: the same code.
+  const servers =
+    (options.ssr ?? true)
+      ? await Promise.all(
+          finished.map(async (bundle) => ({
+            name: bundle.name,
+            ...(await serverBundleOf(bundle, bundleOptions).catch((error: unknown) => {
+              if (!(error instanceof BundleError)) throw error;
+              throw new BuildFailedError(
+                error.errors.map(({ text }) => ({ component: bundle.name, text })),
+              );
+            })),
+          })),
+        )
+      : [];
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
@@ -527,7 +542,7 @@ function isText(path: string): boolean {
 /** Writes each server bundle as `bundles/<file_safe_name>.<hash>.cjs`; never compressed. */
 function writeServerBundles(
   output: OutputWriter,
-  servers: readonly FinishedBundle[],
+  servers: readonly { name: string; code: Uint8Array; hash: string }[],
 ): Map<string, { file: string; integrity: string }> {
   const files = new Map<string, { file: string; integrity: string }>();
   for (const { name, code, hash } of servers) {
