@@ -22,8 +22,11 @@ export default function Card({ title }: { title: string }) {
   "card/photo.png": "not really a png",
 };
 
-async function browserBundle(options = {}): Promise<BundleOutput & { name: string }> {
-  const registry = new ComponentRegistry(writeTree(FILES), { logger: silentLogger });
+async function browserBundle(
+  options = {},
+  files: Record<string, string> = FILES,
+): Promise<BundleOutput & { name: string }> {
+  const registry = new ComponentRegistry(writeTree(files), { logger: silentLogger });
   const component = registry.get(cn("card"));
   if (component === undefined) throw new Error("no card");
   return { name: "card", ...(await esbuildBundler.bundle(component, options)) };
@@ -82,6 +85,57 @@ describe("serverBundleOf", () => {
     }
     expect(mapServerFrames(stack, "card", plain.hash, withMap.code)).toMatch(
       /at (Object\.)?Card \(component:\/\/card\/index\.tsx:7:31\)/,
+    );
+  });
+
+  it("converts default, namespace and named imports as esbuild's CommonJS does, and leaves what it does not convert to esbuild", async () => {
+    const card = `import React, { useState as useS } from "react";
+import * as R from "react";
+export const twice = (n: number) => n * 2;
+export default function Card() {
+  return [React === R.default, useS === R.useState, typeof React.createElement];
+}
+`;
+    const react = { useState: () => [], createElement: () => null };
+    const run = async (files: Record<string, string>) => {
+      const browser = await browserBundle({}, files);
+      const server = await serverBundleOf({ ...browser, stylesheets: [] });
+      const code = decode(server.code);
+      const { module } = evaluateServerBundle(code, "card", server.hash, { react });
+      return { code, module };
+    };
+    const byHand = await run({ "card/index.tsx": card });
+    expect((byHand.module.default as () => unknown)()).toEqual([true, true, "function"]);
+    expect((byHand.module.twice as (n: number) => number)(4)).toBe(8);
+    expect(byHand.code).not.toContain("__toESM"); // converted by hand
+    // `import.meta` (so `import()` too): esbuild's transform, with its own interop.
+    const transformed = await run({
+      "card/index.tsx": `${card}export const where = String(import.meta.url);\n`,
+    });
+    expect(transformed.code).toContain("__toESM");
+    expect((transformed.module.default as () => unknown)()).toEqual([true, true, "function"]);
+    expect(transformed.module.where).toBe("undefined");
+  });
+
+  it("keeps the browser bundle's map in step when converting a minified bundle by hand", async () => {
+    const browser = await browserBundle({ minify: true, mode: "production" });
+    const parts = { ...browser, stylesheets: browser.stylesheets ?? [] };
+    const plain = await serverBundleOf(parts, { minify: true });
+    const withMap = await serverBundleOf(parts, { minify: true, sourcemap: true });
+    expect(decode(plain.code)).not.toContain("__toESM");
+    expect(decode(withMap.code).startsWith(decode(plain.code))).toBe(true);
+    const { module } = evaluateServerBundle(decode(plain.code), "card", plain.hash, {
+      react: { useState: (value: unknown) => [value] },
+      "react/jsx-runtime": { jsx: () => null },
+    });
+    let stack = "";
+    try {
+      (module.default as (props: object) => unknown)({ title: "boom" });
+    } catch (error) {
+      stack = (error as Error).stack ?? "";
+    }
+    expect(mapServerFrames(stack, "card", plain.hash, withMap.code)).toMatch(
+      /component:\/\/card\/index\.tsx:7:\d+\)/,
     );
   });
 });
