@@ -12,8 +12,8 @@
  *   the process's threads per render, 64 at once.
  * - The same, one at a time, with `renderIsolation: "worker"` (informational: no target; the
  *   round trip between threads alone costs several times the direct render).
- * - Cold render (a new handler set: browser and server bundles built, the server bundle
- *   evaluated, the card rendered; React was loaded by an earlier handler set, as it is once
+ * - Cold render (a new handler set: the browser bundle built, the server bundle made from it
+ *   with one `esbuild.transform` and evaluated, the card rendered; React was loaded by an earlier handler set, as it is once
  *   per process) against a cold browser bundle (a new handler set's first `getBundle`). And
  *   the same with `renderIsolation: "worker"` (informational: a new worker loads React).
  * - A page of 20 product cards in Chromium under 4× CPU throttling and 100 ms latency (CDP):
@@ -210,7 +210,7 @@ async function coldRender(): Promise<Row[]> {
   const worker = median(workerTimes);
   return [
     {
-      name: "cold render, store product card (new handler set: both bundles built, server bundle evaluated, rendered in process) vs cold browser bundle",
+      name: "cold render, store product card (new handler set: browser bundle built, server bundle made from it and evaluated, rendered in process) vs cold browser bundle",
       value,
       unit: "ms",
       baseline,

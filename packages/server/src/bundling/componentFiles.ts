@@ -327,11 +327,7 @@ export function resolveAssetUrls(
   for (const asset of assets) {
     const literal = JSON.stringify(`./${asset}`);
     const needle = Buffer.from(literal);
-    const text = Buffer.from(
-      server
-        ? `${SERVER_ASSET_URL}(${literal})`
-        : `((u) => u.origin === globalThis.location?.origin ? u.pathname : u.href)(new URL(${literal}, import.meta.url))`,
-    );
+    const text = Buffer.from(server ? serverAssetUrl(literal) : browserAssetUrl(literal));
     for (let at = code.indexOf(needle); at !== -1; at = code.indexOf(needle, at + needle.length)) {
       found.push({ at, length: needle.length, text });
     }
@@ -355,6 +351,16 @@ export function resolveAssetUrls(
   }
   parts.push(code.subarray(position));
   return { code: Buffer.concat(parts), insertions };
+}
+
+/** How a browser bundle writes the URL of the asset whose path is the JSON string `literal`. */
+export function browserAssetUrl(literal: string): string {
+  return `((u) => u.origin === globalThis.location?.origin ? u.pathname : u.href)(new URL(${literal}, import.meta.url))`;
+}
+
+/** How a server bundle writes it: a call of the function the render gives the bundle. */
+export function serverAssetUrl(literal: string): string {
+  return `${SERVER_ASSET_URL}(${literal})`;
 }
 
 /** Text widened by `by` columns at (`line`, `column`) of the generated code (both 0-based). */

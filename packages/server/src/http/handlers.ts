@@ -1,11 +1,12 @@
 import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
-import { BundleCache, type CachedBundle, withTimeout } from "../bundling/bundleCache.ts";
+import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
 import {
   type BundleFile,
   type BundleOptions,
   type Bundler,
   contentHash,
   esbuildBundler,
+  type FinishedOutput,
 } from "../bundling/bundler.ts";
 import {
   ASSET_NAME,
@@ -13,12 +14,13 @@ import {
   STYLESHEET_NAME,
   STYLESHEET_TYPE,
 } from "../bundling/componentFiles.ts";
+import { serverBundleOf } from "../bundling/serverBundle.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
 import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
-import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
+import { type PrebuiltBundle, PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
 import {
   type IslandOptions,
@@ -231,16 +233,31 @@ export function createHandlers(
     buildTimeoutMs: options.buildTimeoutMs,
     watch: options.watchFiles,
   });
-  // The same sources built for Node, to render on the server; the same freshness rules.
-  // Without a source map: one is built when a render error's stack needs it (below).
-  const serverOptions = { ...options.bundleOptions, target: "server" } as const;
-  const serverCache = new BundleCache(options.bundler ?? esbuildBundler, {
-    maxBytes: options.cacheMaxBytes,
-    bundleOptions: { ...serverOptions, sourcemap: false },
-    buildTimeoutMs: options.buildTimeoutMs,
-    // Renders check by stats once a turn (many renders in a row): watches would go unused.
-    watch: false,
-  });
+  /**
+   * Each browser bundle's server bundle (`serverBundleOf`: the same code as CommonJS), made
+   * once per version and kept as long as the browser bundle is: fresh when it is. Without a
+   * source map: one is made when a render error's stack needs it (below).
+   */
+  const servers = new WeakMap<
+    CachedBundle | PrebuiltBundle,
+    { done?: FinishedOutput; pending: Promise<FinishedOutput> }
+  >();
+  function serverOf(browser: CachedBundle | PrebuiltBundle): Promise<FinishedOutput> {
+    let known = servers.get(browser);
+    if (known === undefined) {
+      const pending = serverBundleOf(browser);
+      const record: { done?: FinishedOutput; pending: Promise<FinishedOutput> } = { pending };
+      pending.then(
+        (done) => {
+          record.done = done;
+        },
+        () => servers.delete(browser),
+      );
+      known = record;
+      servers.set(browser, known);
+    }
+    return known.pending;
+  }
   const schemas = new SchemaReader();
   const prebuilt =
     options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
@@ -287,18 +304,12 @@ export function createHandlers(
       hash = prebuiltEntry.hash;
       stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
     } else {
-      const component = await lookUp(name);
-      if (component === undefined) throw new ComponentNotFoundError(name);
-      const [built, browser] = await Promise.all([
-        serverCache.get(component),
-        prebuiltEntry === undefined ? liveBundle(name) : Promise.resolve(prebuiltEntry),
-      ]);
-      server = built;
+      // Built without server bundles (`--no-ssr`): made from the build's browser bundle.
+      const fromBuild = prebuiltEntry === undefined ? undefined : prebuilt?.read(name);
+      const browser = fromBuild === undefined ? await liveBundle(name) : await fromBuild;
+      server = await serverOf(browser);
       hash = browser.hash;
-      stylesheets =
-        "stylesheets" in browser
-          ? browser.stylesheets.map((sheet) => sheet.path)
-          : (browser.css ?? []).map(({ file }) => below(file));
+      stylesheets = browser.stylesheets.map((sheet) => sheet.path);
     }
     return { code: server.code, serverHash: server.hash, hash, stylesheets };
   }
@@ -334,7 +345,8 @@ export function createHandlers(
     const component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
     const schema = schemas.read(component);
-    const [server, browser] = await Promise.all([serverCache.get(component), liveBundle(name)]);
+    const browser = await liveBundle(name);
+    const server = await serverOf(browser);
     const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
     return {
       bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
@@ -342,7 +354,7 @@ export function createHandlers(
     };
   }
 
-  /** What {@link islandAtHand} gave for each server bundle: the same objects while unchanged. */
+  /** What {@link islandAtHand} gave for each browser bundle: the same objects while unchanged. */
   const islandSources = new WeakMap<CachedBundle, IslandSource & { from: readonly unknown[] }>();
 
   /**
@@ -353,10 +365,9 @@ export function createHandlers(
   function islandAtHand(name: ComponentName): IslandSource | undefined {
     const component = prebuilt?.entry(name) === undefined ? registry.get(name) : undefined;
     if (component === undefined) return undefined;
-    // The browser bundle first: its check (which confirms its watches) stats afresh, and the
-    // server bundle's, of the same files, takes those stats from the turn's memo.
+    // One check: the server bundle is made from the browser bundle, fresh when it is.
     const browser = cache.peek(component);
-    const server = browser && serverCache.peek(component);
+    const server = browser && servers.get(browser)?.done;
     if (server === undefined || browser === undefined) return undefined;
     let schema: ReturnType<SchemaReader["read"]>;
     try {
@@ -364,36 +375,30 @@ export function createHandlers(
     } catch {
       return undefined; // asked again the slow way, which reports it
     }
-    const known = islandSources.get(server);
-    if (known !== undefined && known.from[0] === browser && known.from[1] === schema) return known;
+    const known = islandSources.get(browser);
+    if (known !== undefined && known.from[0] === server && known.from[1] === schema) return known;
     const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
     const fresh = {
       bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
       metadata: buildMetadata(name, schema, browser.hash, browser.dependencies ?? []),
-      from: [browser, schema],
+      from: [server, schema],
     };
-    islandSources.set(server, fresh);
+    islandSources.set(browser, fresh);
     return fresh;
   }
 
   /**
-   * Server bundles built again with their source map, for the stacks of render errors: those
-   * the server cache builds (not a build directory's, which carry their own maps, if any).
+   * Server bundles made again with their source map — the browser bundle's, carried through —
+   * for the stacks of render errors: those made from live browser bundles (not a build
+   * directory's, which carry their own maps, if any). The browser bundle as it is now: if it
+   * changed since the version that threw, `mapServerFrames` leaves the frames out.
    */
   const serverMaps = new ServerSourceMaps(async (name) => {
-    if (serverOptions.sourcemap === false) return undefined;
-    if (prebuilt?.entry(name as ComponentName)?.server !== undefined) return undefined;
+    if (options.bundleOptions?.sourcemap === false) return undefined;
+    if (prebuilt?.entry(name as ComponentName) !== undefined) return undefined;
     const component = registry.get(name as ComponentName);
     if (component === undefined) return undefined;
-    const building = (options.bundler ?? esbuildBundler).bundle(component, {
-      ...serverOptions,
-      sourcemap: true,
-    });
-    // A build that never ends (see `buildTimeoutMs`) leaves the frames out, not the answer
-    // (ServerSourceMaps takes a failed build as no map).
-    const timeoutMs = options.buildTimeoutMs ?? 30_000;
-    const built = await withTimeout(building, timeoutMs, () => new Error("map build timed out"));
-    return built.code;
+    return (await serverBundleOf(await cache.get(component), { sourcemap: true })).code;
   });
 
   const islands = new IslandRenderer(

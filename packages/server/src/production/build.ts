@@ -41,6 +41,7 @@ import {
   STYLESHEET_NAME,
 } from "../bundling/componentFiles.ts";
 import { detectDependencies } from "../bundling/dependencies.ts";
+import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
   ESM_LOADER_FILE,
@@ -53,6 +54,7 @@ import {
 } from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
+import { BundleError } from "../errors.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import {
   createBuildImportMap,
@@ -250,10 +252,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
   const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
-  // The server bundles in a pass of their own, alongside: a component that fails fails both.
-  const [finished, servers, mapVendor] = await Promise.all([
+  const [finished, mapVendor] = await Promise.all([
     bundleAll(components, bundleOptions),
-    (options.ssr ?? true) ? bundleAll(components, { ...bundleOptions, target: "server" }) : [],
     options.importMap === true ? vendorOrNote(progress) : undefined,
   ]);
   // The vendor modules `loader.js` fetches on demand (`@svc/react`, TanStack Query, goober),
@@ -263,6 +263,21 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const vendor =
     mapVendor ??
     (needsVendor ? await vendorOrNote(progress, "no vendor files written") : undefined);
+  // Each server bundle made from its browser bundle, as the dev server makes it: the same code.
+  const servers =
+    (options.ssr ?? true)
+      ? await Promise.all(
+          finished.map(async (bundle) => ({
+            name: bundle.name,
+            ...(await serverBundleOf(bundle, bundleOptions).catch((error: unknown) => {
+              if (!(error instanceof BundleError)) throw error;
+              throw new BuildFailedError(
+                error.errors.map(({ text }) => ({ component: bundle.name, text })),
+              );
+            })),
+          })),
+        )
+      : [];
 
   const output = new OutputWriter(outDir);
   let bundles: BuiltBundle[];
@@ -575,7 +590,7 @@ function isText(path: string): boolean {
 /** Writes each server bundle as `bundles/<file_safe_name>.<hash>.cjs`; never compressed. */
 function writeServerBundles(
   output: OutputWriter,
-  servers: readonly FinishedBundle[],
+  servers: readonly { name: string; code: Uint8Array; hash: string }[],
 ): Map<string, { file: string; integrity: string }> {
   const files = new Map<string, { file: string; integrity: string }>();
   for (const { name, code, hash } of servers) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
@@ -97,6 +98,23 @@ describe.each(MODES)("renderIsland %s", (_mode, isolation) => {
       .replaceAll("&#39;", "'")
       .replaceAll("&amp;", "&");
     expect(JSON.parse(decoded)).toEqual({ start: 3, label });
+  });
+
+  it("builds each component once: its server bundle is made from its browser bundle", async () => {
+    const builds: string[] = [];
+    const bundler: Bundler = {
+      bundle(component, options) {
+        builds.push(`${component.name} ${options?.target ?? "browser"}`);
+        return esbuildBundler.bundle(component, options);
+      },
+    };
+    const { handlers } = setupIn(COMPONENTS, { bundler });
+    const html = await handlers.renderIsland(cn("outer"), {});
+    expect(html).toContain("<em>from outer</em>");
+    // No server build: each component's browser bundle, and nothing else, was built.
+    expect(new Set(builds)).toEqual(new Set(["inner browser", "outer browser"]));
+    const outer = await handlers.getBundle(cn("outer"));
+    expect(html).toContain(`data-svc-hash="${outer.hash}"`);
   });
 
   it("renders nested components and lists them with their hashes", async () => {
