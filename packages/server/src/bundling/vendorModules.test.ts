@@ -1,6 +1,17 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { readImportTable } from "@svc/protocol";
 import { describe, expect, it } from "vitest";
-import { onDemandImports, vendorClosure, vendorLinks, vendorModules } from "./vendorModules.ts";
+import {
+  buildVendorModules,
+  onDemandImports,
+  VendorModulesError,
+  vendorClosure,
+  vendorLinks,
+  vendorModules,
+} from "./vendorModules.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -43,5 +54,28 @@ describe("vendorClosure / vendorLinks", () => {
     const table = readImportTable(svcReact);
     expect(table?.imports.map((record) => record.n)).toContain("@svc/runtime");
     expect(table?.exports).toContain("useComponent");
+  });
+});
+
+describe("buildVendorModules without every package", () => {
+  it("builds those installed and names each missing one, instead of failing them all", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-vendor-"));
+    try {
+      // An app with @tanstack/react-query installed and nothing else of the vendor modules.
+      mkdirSync(join(dir, "node_modules", "@tanstack"), { recursive: true });
+      symlinkSync(
+        dirname(createRequire(import.meta.url).resolve("@tanstack/react-query/package.json")),
+        join(dir, "node_modules", "@tanstack", "react-query"),
+      );
+      const build = await buildVendorModules({ resolveDir: dir });
+      expect([...build.modules.keys()]).toEqual(["@tanstack/react-query"]);
+      expect(build.missing.map((error) => error.notInstalled)).toContain("goober");
+      expect(build.missing.map((error) => error.notInstalled)).toContain("@svc/react");
+      const goober = build.missing.find((error) => error.notInstalled === "goober");
+      expect(goober).toBeInstanceOf(VendorModulesError);
+      expect(goober?.message).toMatch(/goober installed beside @svc\/server: run `npm install /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

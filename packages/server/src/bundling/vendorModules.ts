@@ -48,6 +48,12 @@ export interface VendorBuild {
    * by a stable URL); undefined when `@svc/loader` is not installed or not built.
    */
   loader: VendorFile | undefined;
+  /**
+   * The modules whose packages are not installed beside the server, each with the error that
+   * says what to install. The others are built all the same: a bundle that imports
+   * `@svc/react` needs its vendor files, not goober's.
+   */
+  missing: readonly VendorModulesError[];
 }
 
 /**
@@ -55,9 +61,13 @@ export interface VendorBuild {
  * whose message says what to install, as for a missing `@svc/loader`.
  */
 export class VendorModulesError extends NotFoundError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** The module whose package is not installed (undefined: one that failed to build). */
+  readonly notInstalled: VendorModuleName | undefined;
+
+  constructor(message: string, options: { cause?: unknown; notInstalled?: VendorModuleName } = {}) {
+    super(message, { cause: options.cause });
     this.name = "VendorModulesError";
+    this.notInstalled = options.notInstalled;
   }
 }
 
@@ -73,7 +83,8 @@ let built: VendorBuild | undefined;
 
 /**
  * The vendor build of this server process: built on first use and kept (the packages beside
- * the server do not change while it runs). A failed build is not kept.
+ * the server do not change while it runs), with what is missing in `missing`. A failed build
+ * is not kept.
  */
 export function vendorModules(): Promise<VendorBuild> {
   cached ??= buildVendorModules().then(
@@ -87,6 +98,16 @@ export function vendorModules(): Promise<VendorBuild> {
     },
   );
   return cached;
+}
+
+/**
+ * The vendor build when every module of it is there (the import map names them all).
+ * @throws VendorModulesError naming what to install when a package is missing.
+ */
+export async function completeVendorModules(): Promise<VendorBuild> {
+  const build = await vendorModules();
+  if (build.missing[0] !== undefined) throw build.missing[0];
+  return build;
 }
 
 /**
@@ -178,12 +199,12 @@ export interface BuildVendorOptions {
  * `require("react")` becomes an import of `react`. Content-hashed; no path of this machine
  * appears in any file.
  *
- * @throws VendorModulesError naming what to install when a package is missing.
+ * A module whose package is not installed is left out and named in `missing`.
  */
 export async function buildVendorModules(options: BuildVendorOptions = {}): Promise<VendorBuild> {
   const resolveDir = options.resolveDir ?? dirname(fileURLToPath(import.meta.url));
   const require = createRequire(`${resolveDir}/`);
-  const built = await Promise.all(
+  const settled = await Promise.allSettled(
     VENDOR_MODULES.map(async (specifier) => {
       const { code, imports } = await buildOne(specifier, resolveDir, require);
       const hash = sha256(code).slice(0, 12);
@@ -191,7 +212,15 @@ export async function buildVendorModules(options: BuildVendorOptions = {}): Prom
       return [specifier, { ...file, imports }] as const;
     }),
   );
-  return { modules: new Map(built), loader: await readEsmLoader() };
+  const modules = new Map<VendorModuleName, VendorFile>();
+  const missing: VendorModulesError[] = [];
+  for (const result of settled) {
+    if (result.status === "fulfilled") modules.set(...result.value);
+    else if (result.reason instanceof VendorModulesError && result.reason.notInstalled) {
+      missing.push(result.reason);
+    } else throw result.reason;
+  }
+  return { modules, loader: await readEsmLoader(), missing };
 }
 
 async function buildOne(
@@ -222,7 +251,7 @@ async function buildOne(
       if (/Could not resolve/.test(text)) {
         throw new VendorModulesError(
           `svc: the import map needs ${specifier} installed beside @svc/server: run \`${INSTALL}\``,
-          { cause: error },
+          { cause: error, notInstalled: specifier },
         );
       }
       throw new VendorModulesError(

@@ -1,5 +1,5 @@
 import { ESM_LOADER_PATH, VENDOR_PATH } from "@svc/protocol";
-import { VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
+import { completeVendorModules, VENDOR_DIR } from "../bundling/vendorModules.ts";
 import { type ImportMap, readImportMap } from "../production/importMapFile.ts";
 import { escapeHtml } from "../util/html.ts";
 
@@ -46,7 +46,7 @@ export async function createImportMap(options: ImportMapOptions = {}): Promise<I
     };
   }
   const apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
-  const { modules, loader } = await vendorModules();
+  const { modules, loader } = await completeVendorModules();
   const map: ImportMap = { imports: {}, integrity: {} };
   for (const [specifier, { file, integrity }] of modules) {
     const url = `${apiBase}${VENDOR_PATH}${file.slice(VENDOR_DIR.length + 1)}`;

@@ -19,7 +19,12 @@ import {
 } from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
-import { VENDOR_DIR, vendorLinks, vendorModules } from "../bundling/vendorModules.ts";
+import {
+  completeVendorModules,
+  VENDOR_DIR,
+  vendorLinks,
+  vendorModules,
+} from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
   InvalidComponentNameError,
@@ -306,7 +311,8 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
         }),
       );
     case "esmLoader":
-      return vendorModules().then(({ loader }) => {
+      // For import-map pages, whose map names every vendor module.
+      return completeVendorModules().then(({ loader }) => {
         if (loader === undefined) throw new LoaderMissingError();
         return conditional(request, {
           status: 200,

@@ -44,6 +44,7 @@ import { detectDependencies } from "../bundling/dependencies.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
+  completeVendorModules,
   ESM_LOADER_FILE,
   onDemandImports,
   VENDOR_DIR,
@@ -260,9 +261,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   // for the bundles that import them.
   const onDemand = new Map(finished.map((bundle) => [bundle.name, onDemandImports(bundle.code)]));
   const needsVendor = [...onDemand.values()].some((imports) => imports.length > 0);
-  const vendor =
-    mapVendor ??
-    (needsVendor ? await vendorOrNote(progress, "no vendor files written") : undefined);
+  // Those installed: a bundle whose module is missing names what to install in the page.
+  const vendor = mapVendor ?? (needsVendor ? await vendorModules() : undefined);
+  for (const missing of vendor?.missing ?? []) {
+    const needed = [...onDemand].filter(([, imports]) =>
+      imports.some((m) => m === missing.notInstalled),
+    );
+    if (needed.length > 0) {
+      progress(
+        `no vendor file for ${missing.notInstalled}, which ${needed.map(([name]) => name).join(", ")} import${needed.length === 1 ? "s" : ""}: install it beside @svc/server`,
+      );
+    }
+  }
   // Each server bundle made from its browser bundle, as the dev server makes it: the same code.
   const servers =
     (options.ssr ?? true)
@@ -333,16 +343,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   return { outDir, manifest, bundles, importMap, durationMs: performance.now() - started };
 }
 
-/** The vendor build, or undefined (and a note) when its packages are not installed. */
-async function vendorOrNote(
-  progress: (message: string) => void,
-  note = "no import map written",
-): Promise<VendorBuild | undefined> {
+/**
+ * The complete vendor build (for the import map), or undefined (and a note) when a package of
+ * it is not installed.
+ */
+async function vendorOrNote(progress: (message: string) => void): Promise<VendorBuild | undefined> {
   try {
-    return await vendorModules();
+    return await completeVendorModules();
   } catch (error) {
     if (!(error instanceof VendorModulesError)) throw error;
-    progress(`${note}: ${error.message.replace(/^svc: /, "")}`);
+    progress(`no import map written: ${error.message.replace(/^svc: /, "")}`);
     return undefined;
   }
 }
