@@ -4,7 +4,7 @@ import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
-import { toNodeBody, toSvcRequest } from "./internal/node.ts";
+import { toNodeBody, toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
 export interface SvcKoaOptions extends BridgeOptions {
@@ -45,9 +45,17 @@ export function svcKoa(source: ComponentRegistry | Handlers, options: SvcKoaOpti
   return Object.assign(middleware, { island: islands.island });
 }
 
-function answer(ctx: Context, { status, headers, body }: SvcResponse): void {
+function answer(ctx: Context, response: SvcResponse): void {
+  const { status, headers, body } = response;
   ctx.status = status;
   ctx.set(headers);
+  if (body instanceof ReadableStream) {
+    // The live-reload stream, written here: it ends when the client goes away, which Koa's own
+    // piping would report to the app (a stack trace in its log for every closed page).
+    ctx.respond = false;
+    writeNodeResponse(ctx.res, response);
+    return;
+  }
   // Koa sends no body for HEAD, 204 and 304 on its own; assigning null would turn a 200 into 204.
   if (body !== null) ctx.body = toNodeBody(body);
 }
