@@ -216,7 +216,8 @@ function createLoader(): SvcGlobal {
     if (extras === undefined) {
       const pending =
         __SVC_MODULE_LOADING__ === "url"
-          ? import("./extras.ts")
+          ? // `.js`: a consumer's type check reaches this file, and may not allow `.ts` here.
+            import("./extras.js")
           : importExtras(
               manifestUrl === undefined
                 ? `${source.client.apiBase}${LOADER_EXTRAS_PATH}`
