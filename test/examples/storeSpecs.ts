@@ -234,6 +234,14 @@ export function describeStoreExample(mode: Mode): void {
               (manifest[name]?.css ?? []).map((css) => `/static/svc/${css.file}`),
             ),
             "/static/svc/manifest.json",
+            // What loader.js fetches on demand: its extras for the islands, and the vendor files
+            // the manifest lists for these bundles (@svc/react, TanStack Query), each once.
+            "/static/svc/loader.extras.js",
+            ...new Set(
+              ["store:product", "store:product_list"].flatMap((name) =>
+                (manifest[name]?.modules ?? []).map(({ file }) => `/static/svc/${file}`),
+              ),
+            ),
           ].sort(),
         );
         // The API is there, in static mode: it would not serve a bundle anyway.

@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -75,6 +83,21 @@ describe("createStaticFiles", () => {
     expect(Buffer.from((await files.get("loader.extras.js"))?.body ?? []).toString()).toBe(
       "export {};\n",
     );
+  });
+
+  it("serves the vendor files loader.js fetches on demand, content-hashed, and nothing else there", async () => {
+    const { buildDir } = await builtDir();
+    const stem = "svc-react.0123456789ab.js";
+    mkdirSync(join(buildDir, "vendor"), { recursive: true });
+    writeFileSync(join(buildDir, "vendor", stem), "export const x = 1;\n");
+    writeFileSync(join(buildDir, "vendor", "notes.txt"), "private\n");
+    const files = createStaticFiles(buildDir);
+    expect(await files.get(`vendor/${stem}`)).toMatchObject({
+      contentType: "application/javascript; charset=utf-8",
+      cacheControl: "public, max-age=31536000, immutable",
+    });
+    expect(await files.get("vendor/notes.txt")).toBeUndefined();
+    expect(await files.get("vendor/svc-react.js")).toBeUndefined();
   });
 
   it("re-reads manifest.json on every request, and keeps bundle files once read", async () => {

@@ -30,7 +30,8 @@ export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
 export const MANIFEST_CACHE_CONTROL = "no-cache";
 
 /**
- * Whether a build directory serves `path`: its manifest, the loader's `loader.extras.js`, its bundles, their stylesheets and
+ * Whether a build directory serves `path`: its manifest, the loader's `loader.extras.js`, the
+ * vendor files it fetches on demand (`vendor/<stem>.<hash>.js`), its bundles, their stylesheets and
  * assets (`bundles/<name>-<hash>.css`, `bundles/assets/<name>-<hash>.<ext>`), and the
  * precompressed siblings of each. Anything else — dot files, `..`, other directories,
  * leftovers — is not served, whatever is on disk.
@@ -38,13 +39,15 @@ export const MANIFEST_CACHE_CONTROL = "no-cache";
 export function isServablePath(path: string): boolean {
   if (isUnhashed(path)) return true;
   const plain = path.replace(/\.(?:gz|br)$/, "");
-  if (BUNDLE_PATH.test(path)) return true;
+  if (BUNDLE_PATH.test(path) || VENDOR_FILE.test(path)) return true;
   if (plain.startsWith("bundles/") && STYLESHEET_NAME.test(plain.slice(8))) return true;
   const assets = `bundles/${ASSETS_DIR}/`;
   return plain.startsWith(assets) && ASSET_NAME.test(plain.slice(assets.length));
 }
 
 const BUNDLE_PATH = /^bundles\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.js(?:\.gz|\.br)?$/;
+/** A vendor file `loader.js` fetches on demand: `vendor/<stem>.<hash>.js`, content-hashed. */
+const VENDOR_FILE = /^vendor\/[a-z0-9-]+\.[0-9a-f]{12}\.js$/;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json; charset=utf-8",
