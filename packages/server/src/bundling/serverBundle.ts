@@ -9,7 +9,12 @@
  * function of the browser bundle, the server renders exactly the code the browser hydrates
  * (CSS module class names, asset URLs, `process.env.NODE_ENV`), checked fresh by one check.
  */
-import { type ImportRecord, readImportTable, type TabledModule } from "@svc/protocol";
+import {
+  type ImportClause,
+  type ImportRecord,
+  readImportTable,
+  type TabledModule,
+} from "@svc/protocol";
 import * as esbuild from "esbuild";
 import { BundleError } from "../errors.ts";
 import { contentHash, type FinishedOutput } from "./bundler.ts";
@@ -182,28 +187,22 @@ export function toCommonJs(
       end = Math.min(end, record.ss);
       continue;
     }
-    const clause = /^import\s*([\s\S]*?)\s*from\s*["']/.exec(statement)?.[1];
+    // The clause as the server read it when it wrote the table; a re-export goes the slow way.
+    if (!statement.startsWith("import") || !Array.isArray(record.c) || record.c.length !== 3) {
+      return undefined;
+    }
+    const [def, namespace, named] = record.c as ImportClause;
     const module = `require(${JSON.stringify(record.n)})`;
-    if (clause === undefined) {
-      if (!/^import\s*["']/.test(statement)) return undefined;
-      requires.push(`${module}`);
+    if (def === null && namespace === null && named.length === 0) {
+      requires.push(module);
       continue;
     }
-    const form = /^(?:([\w$]+)\s*(?:,\s*|$))?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?$/.exec(clause);
-    if (form === null) return undefined;
-    const [, def, namespace, named] = form;
-    if (def !== undefined) requires.push(`${def} = __svcDefault(${module})`);
-    if (namespace !== undefined) requires.push(`${namespace} = __svcNamespace(${module})`);
-    if (named !== undefined) {
-      const pairs: string[] = [];
-      for (const item of named.split(",")) {
-        const name = item.trim();
-        if (name === "") continue;
-        const as = /^([\w$]+)(?:\s+as\s+([\w$]+))?$/.exec(name);
-        if (as === null) return undefined;
-        pairs.push(as[2] === undefined ? (as[1] as string) : `${as[1]}: ${as[2]}`);
-      }
-      requires.push(`{ ${pairs.join(", ")} } = ${module}`);
+    if (def !== null) requires.push(`${def} = __svcDefault(${module})`);
+    if (namespace !== null) requires.push(`${namespace} = __svcNamespace(${module})`);
+    if (named.length > 0) {
+      requires.push(
+        `{ ${named.map(([, key, local]) => `${key}: ${local}`).join(", ")} } = ${module}`,
+      );
     }
   }
   // The entry's exports: one `export { … };` after the code, naming what the table lists.
