@@ -163,6 +163,7 @@ export function vendorClosure(
 }
 
 const scanned = new WeakMap<Uint8Array, OnDemandModuleName[]>();
+const linked = new WeakMap<Uint8Array, string | undefined>();
 
 /**
  * The `Link` header entries that announce a bundle's vendor files (`<../vendor/<stem>.<hash>.js>;
@@ -182,7 +183,11 @@ export function vendorLinks(code: Uint8Array): string | undefined | Promise<stri
     vendorClosure(build, needed)
       .map(({ file }) => `<../${file}>; rel=modulepreload`)
       .join(", ") || undefined;
-  if (built !== undefined) return links(built);
+  if (built !== undefined) {
+    // Once the build is done a bundle's links never change: written once, not per answer.
+    if (!linked.has(code)) linked.set(code, links(built));
+    return linked.get(code);
+  }
   // Without its packages the bundle is still served: the loader then names what is missing.
   return vendorModules().then(links, () => undefined);
 }
