@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { formatImportTable, readImportTable } from "./importTable.ts";
 
 describe("import table", () => {
-  const code = 'import { a } from "react";\nexport default a;\n';
-  const record = { t: 1, ss: 0, se: 26, s: 19, e: 24, n: "react" };
+  // As a bundle starts: with its reserved empty line.
+  const code = '\nimport { a } from "react";\nexport default a;\n';
+  const record = { t: 1, ss: 1, se: 27, s: 20, e: 25, n: "react" };
 
   it("reads back what was written, with each static statement's clause, and gives the code without its line", () => {
     const map = "//# sourceMappingURL=data:application/json;base64,e30=\n";
@@ -18,9 +19,9 @@ describe("import table", () => {
 
   it("reads every form of clause on the server, so the page parses none", () => {
     const clauses = (statement: string) => {
-      const s = statement.lastIndexOf('"', statement.length - 2) + 1;
-      const r = { t: 1, ss: 0, se: statement.length, s, e: statement.length - 1, n: "x" };
-      const code = `${statement}\n`;
+      const s = statement.lastIndexOf('"', statement.length - 2) + 2;
+      const r = { t: 1, ss: 1, se: statement.length + 1, s, e: statement.length, n: "x" };
+      const code = `\n${statement}\n`;
       return readImportTable(code + formatImportTable(code, [r], []))?.imports[0]?.c;
     };
     expect(clauses('import d, * as ns from "x"')).toEqual(["d", "ns", []]);
@@ -50,10 +51,17 @@ describe("import table", () => {
   it("refuses a table naming a place beyond the code it describes, without a clause, or of another version", () => {
     const far = { ...record, se: code.length + 1 };
     expect(() => readImportTable(code + formatImportTable(code, [far], []))).toThrow(/malformed/);
-    const noClause = `${code}//# svcImports={"v":2,"i":[[1,0,26,19,24,"react"]],"x":[]}\n`;
+    const noClause = `${code}//# svcImports={"v":3,"i":[[1,1,27,20,25,"react"]],"x":[]}\n`;
     expect(() => readImportTable(noClause)).toThrow(/malformed/);
-    expect(() => readImportTable(`${code}//# svcImports={"v":1,"i":[],"x":[]}\n`)).toThrow(
-      /version 1/,
+    // Version 2 reserved no first line: an older build's output.
+    expect(() => readImportTable(`${code}//# svcImports={"v":2,"i":[],"x":[]}\n`)).toThrow(
+      /version 2/,
     );
+  });
+
+  it("keeps the first line for the rewrite: written only after it, refused without it", () => {
+    expect(() => formatImportTable(code.slice(1), [], [])).toThrow(/first line must be empty/);
+    const filled = `const x = 1;${code}${formatImportTable(code, [record], [])}`;
+    expect(() => readImportTable(filled)).toThrow(/malformed/);
   });
 });

@@ -5,7 +5,7 @@
  * is part of the bundle's bytes, so its hash and integrity cover it.
  *
  * ```js
- * //# svcImports={"v":2,"i":[[1,0,31,25,30,"react",[null,null,[["useState","useState","u"]]]]],"x":["default"]}
+ * //# svcImports={"v":3,"i":[[1,1,32,26,31,"react",[null,null,[["useState","useState","u"]]]]],"x":["default"]}
  * ```
  *
  * Each static import and re-export also carries its clause, read by the server with a small
@@ -13,12 +13,20 @@
  *
  * Positions are UTF-16 offsets into the bundle's text (as `response.text()` decodes it) and
  * refer to the code before the line, so cutting the line out moves nothing they point at.
+ *
+ * A tabled bundle's first line is empty, reserved for whoever rewrites its imports: the page
+ * writes the declarations that replace them there (and a server bundle its `require`s), so no
+ * line of the code moves and its source map holds as written, with nothing to decode.
  */
 
 /** How the line starts; it is the bundle's last line but for the source map comment. */
 export const IMPORT_TABLE_PREFIX = "//# svcImports=";
 
-const VERSION = 2;
+/** How a tabled bundle starts: its empty first line, where a rewrite puts its declarations. */
+export const RESERVED_LINE = "\n";
+
+// 3: the first line is reserved (2 had none; an older svc build's output must be rebuilt).
+const VERSION = 3;
 
 /**
  * One import record, as es-module-lexer's minimal build reports it: `t` its kind (1 static,
@@ -70,6 +78,9 @@ export function formatImportTable(
   imports: readonly Omit<ImportRecord, "c">[],
   exports: readonly { readonly n: string }[],
 ): string {
+  if (!code.startsWith(RESERVED_LINE)) {
+    throw new Error("svc: a tabled module's first line must be empty (RESERVED_LINE)");
+  }
   const i = imports.map((r) => {
     const row: unknown[] = [r.t, r.ss, r.se, r.s, r.e, r.n ?? null];
     if (isStatic(r.t)) {
@@ -102,6 +113,7 @@ export function readImportTable(bundle: string): TabledModule | undefined {
   if (table.v !== VERSION || !Array.isArray(table.i) || !Array.isArray(table.x)) {
     throw new Error(`unknown import table version ${JSON.stringify(table.v)}`);
   }
+  if (!bundle.startsWith(RESERVED_LINE)) throw new Error("malformed import table");
   const imports: ImportRecord[] = [];
   for (const row of table.i as unknown[]) {
     if (!Array.isArray(row) || row.length < 6) throw new Error("malformed import table");

@@ -37,6 +37,7 @@ export {
   type ImportRecord,
   isStatic,
   type ReexportClause,
+  RESERVED_LINE,
   readImportTable,
   type TabledModule,
 } from "./importTable.ts";

@@ -8,7 +8,7 @@ import { svcQueryKeys } from "./queryKeys.ts";
 
 /** A bundle exporting `value`, with the import table the server writes (it imports nothing). */
 const bundleOf = (value: unknown) =>
-  `export default ${JSON.stringify(value)};\n${formatImportTable("", [], [{ n: "default" }])}`;
+  `\nexport default ${JSON.stringify(value)};\n${formatImportTable("\n", [], [{ n: "default" }])}`;
 
 /** A stand-in for the browser's EventSource: the test opens, feeds and drops connections. */
 class FakeEventSource {

@@ -11,7 +11,7 @@ import { useComponent } from "./useComponent.ts";
 
 /** A bundle exporting `value`, with the import table the server writes (it imports nothing). */
 const bundleOf = (value: unknown) =>
-  `export default ${JSON.stringify(value)};\n${formatImportTable("", [], [{ n: "default" }])}`;
+  `\nexport default ${JSON.stringify(value)};\n${formatImportTable("\n", [], [{ n: "default" }])}`;
 
 afterEach(cleanup);
 

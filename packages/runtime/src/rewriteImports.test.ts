@@ -156,17 +156,23 @@ describe("rewriteImports", () => {
         expect(seen.template).toBe('import w from "react"');
       });
 
-      it("keeps every other character at its column, one line down, and shifts the map to match", async () => {
+      it("keeps every other character at its line and column, so the map holds as the server wrote it", async () => {
         const code = await bundle(EVERY_FORM, { minify });
-        const rewritten = rewriteImports(code, { component: "every_form", modules });
-        const original = splitMap(code);
+        const tabled = withImportTable(code);
+        const rewritten = rewriteBundle(tabled, { component: "every_form", modules });
+        const original = splitMap(tabled.replace(/\n\/\/# svcImports=.*\n/, "\n"));
         const result = splitMap(rewritten);
 
-        expect(result.map.mappings).toBe(`;${original.map.mappings}`);
-        expect(result.map.sources).toEqual(original.map.sources);
-        expect(result.map.sourcesContent).toEqual(original.map.sourcesContent);
+        // The map comment is the one the server wrote, byte for byte: never decoded.
+        expect(rewritten.slice(rewritten.lastIndexOf("\n//# sourceMappingURL="))).toBe(
+          tabled.slice(tabled.lastIndexOf("\n//# sourceMappingURL=")),
+        );
+        expect(result.map.mappings).toBe(`;${splitMap(code).map.mappings}`);
 
-        const before = original.code.split("\n");
+        // The declarations fill the reserved first line; every line below stays where it was.
+        expect(original.code.split("\n")[0]).toBe("");
+        expect(result.code.split("\n")[0]).toMatch(/^const __svc\$0 = globalThis\.__MODULES__/);
+        const before = original.code.split("\n").slice(1);
         const after = result.code.split("\n").slice(1);
         expect(after.length).toBeGreaterThanOrEqual(before.length);
         before.forEach((line, index) => {
@@ -294,7 +300,7 @@ describe("rewriteImports", () => {
     expect(rewritten).not.toContain("svcImports");
     expect((await evaluate(rewritten)).r).toEqual([modules.react.useState]);
     // The table, not a lexer, decides: an import the table does not name is left alone.
-    const blind = `${code}//# svcImports={"v":2,"i":[],"x":["r"]}\n`;
+    const blind = `\n${code}//# svcImports={"v":3,"i":[],"x":["r"]}\n`;
     expect(rewriteBundle(blind, { component: "t", modules, sourceURL: false })).toContain(
       'import { useState } from "react"',
     );
@@ -305,9 +311,12 @@ describe("rewriteImports", () => {
     expect(() => rewriteBundle(code, { component: "q", modules })).toThrow(BundleLoadError);
     expect(() => rewriteBundle(code, { component: "q", modules })).toThrow(/no import table/);
     // The code changed after the table was written (a line added at the top).
-    const shifted = `const pad = 1;\n${withImportTable(code)}`;
+    const shifted = withImportTable(code).replace(/^\n/, "\nconst pad = 1;\n");
     expect(() => rewriteBundle(shifted, { component: "q", modules })).toThrow(/does not match/);
-    const garbled = `${code}//# svcImports={"v":2,"i":[[1,"x"]],"x":[]}\n`;
+    // Its reserved first line filled: the declarations would move every line.
+    const filled = `const pad = 1;${withImportTable(code)}`;
+    expect(() => rewriteBundle(filled, { component: "q", modules })).toThrow(/malformed/);
+    const garbled = `\n${code}//# svcImports={"v":3,"i":[[1,"x"]],"x":[]}\n`;
     expect(() => rewriteBundle(garbled, { component: "q", modules })).toThrow(
       /unreadable import table/,
     );

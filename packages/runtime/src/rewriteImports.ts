@@ -57,10 +57,11 @@ const ABSOLUTE_URL = /^(?:https?|data|blob):/i;
  * bundle can run from a `blob:` URL with no import map.
  *
  * Every import and re-export statement is blanked in place (same length, line breaks kept),
- * and the declarations that replace them go on one new first line. Every other character
- * therefore keeps its column and moves down exactly one line; the inline source map gets one
- * empty line prepended to match, so source maps stay exact even for minified bundles.
- * Dynamic `import(…)` keeps its length too: the keyword is swapped for a 6-character helper.
+ * and the declarations that replace them go on the bundle's first line, which svc's server
+ * leaves empty for them (`RESERVED_LINE`). Every other character therefore keeps its line and
+ * column, so the bundle's source map holds as written, even for minified bundles, and is
+ * never decoded. Dynamic `import(…)` keeps its length too: the keyword is swapped for a
+ * 6-character helper.
  *
  * @throws ModuleNotFoundError when the bundle imports a module the registry lacks
  * @throws ExportNotFoundError when it imports a name a registry module does not export
@@ -282,12 +283,14 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
   }
   body += code.slice(position);
 
-  const { code: withoutMap, map } = splitSourceMapComment(body);
-  let result = `${prelude.join(" ")}\n${withoutMap}`;
+  // `body` starts with the reserved empty line (the table's reader checked): the prelude
+  // fills it. The source map comment stays last, as it came.
+  const mapAt = body.lastIndexOf("\n//# sourceMappingURL=") + 1;
+  let result = prelude.join(" ") + (mapAt === 0 ? body : body.slice(0, mapAt));
   if (!result.endsWith("\n")) result += "\n";
   const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
-  if (map !== undefined) result += `//# sourceMappingURL=${shiftSourceMapUrl(map, component)}\n`;
+  if (mapAt !== 0) result += body.slice(mapAt);
   return { code: result, stylesheets };
 }
 
@@ -359,52 +362,4 @@ function isStatic(record: ImportRecord): boolean {
 
 function isQuoted(token: string): boolean {
   return token.startsWith('"') || token.startsWith("'");
-}
-
-const MAP_COMMENT = /\/\/[#@] sourceMappingURL=(\S+)\s*$/;
-
-/** Separates a trailing `//# sourceMappingURL=` comment from the code before it. */
-function splitSourceMapComment(code: string): { code: string; map: string | undefined } {
-  const match = MAP_COMMENT.exec(code);
-  if (match === null) return { code, map: undefined };
-  return { code: code.slice(0, match.index), map: match[1] };
-}
-
-/**
- * Moves an inline source map down by the one line the prelude adds: one empty line in front
- * of `mappings` (a leading `;`). An external map is kept as it is (it will be one line off).
- */
-function shiftSourceMapUrl(url: string, component: string): string {
-  const match = /^data:application\/json(?:;charset=[\w-]+)?(;base64)?,(.*)$/i.exec(url);
-  if (match === null) return url;
-  try {
-    const json = match[1] ? decodeBase64Utf8(match[2] ?? "") : decodeURIComponent(match[2] ?? "");
-    const map = JSON.parse(json) as { mappings?: unknown };
-    if (typeof map.mappings !== "string") return url;
-    map.mappings = `;${map.mappings}`;
-    return `data:application/json;charset=utf-8;base64,${encodeBase64Utf8(JSON.stringify(map))}`;
-  } catch (error) {
-    throw new BundleLoadError(
-      component,
-      `The inline source map of component "${component}" is malformed: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-}
-
-function decodeBase64Utf8(base64: string): string {
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return new TextDecoder().decode(bytes);
-}
-
-function encodeBase64Utf8(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  const chunk = 0x8000;
-  for (let i = 0; i < bytes.length; i += chunk) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
-  }
-  return btoa(binary);
 }

@@ -1,17 +1,28 @@
-import { formatImportTable } from "@svc/protocol";
+import { formatImportTable, RESERVED_LINE } from "@svc/protocol";
 import { parse } from "es-module-lexer/minimal/js";
 
 const MAP_COMMENT = /\n\/\/# sourceMappingURL=[^\n]*\n?$/;
 
 /**
- * `code` with the import table svc's server appends to every browser bundle (before the
- * source map comment, if any), made with the same lexer: what the rewriter is given in a page.
+ * `code` as svc's server writes every browser bundle: its empty first line reserved for the
+ * rewrite, the import table after the code (before the source map comment, if any), made with
+ * the same lexer, and an inline map moved down the reserved line: what the rewriter is given
+ * in a page.
  */
 export function withImportTable(code: string): string {
   const map = MAP_COMMENT.exec(code);
   const body = map === null ? code : code.slice(0, map.index + 1);
   const tail = map === null ? "" : code.slice(map.index + 1);
-  const line = body.endsWith("\n") || body === "" ? body : `${body}\n`;
+  const line = RESERVED_LINE + (body.endsWith("\n") || body === "" ? body : `${body}\n`);
   const [imports, exports] = parse(line);
-  return line + formatImportTable(line, imports, exports) + tail;
+  return line + formatImportTable(line, imports, exports) + downOneLine(tail);
+}
+
+/** An inline map comment (esbuild's) with the reserved line counted, as the server writes it. */
+function downOneLine(comment: string): string {
+  const match = /^(\/\/# sourceMappingURL=data:application\/json;base64,)(\S+)/.exec(comment);
+  if (match === null) return comment;
+  const map = JSON.parse(Buffer.from(match[2] ?? "", "base64").toString("utf8"));
+  map.mappings = `;${map.mappings}`;
+  return `${match[1]}${Buffer.from(JSON.stringify(map)).toString("base64")}\n`;
 }

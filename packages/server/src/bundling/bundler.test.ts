@@ -92,11 +92,18 @@ describe("esbuildBundler", () => {
       file(join(dir, "card.js.map"), JSON.stringify(map)),
     );
     const text = Buffer.from(out.code).toString("utf8");
-    // The code, its import table (see `readImportTable`), then the map.
-    expect(text).toMatch(/^export default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/);
-    const rewritten = inlineMap(text) as { sources: string[]; sourceRoot?: string };
+    // The reserved empty line, the code, its import table (see `readImportTable`), the map.
+    expect(text).toMatch(
+      /^\nexport default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/,
+    );
+    const rewritten = inlineMap(text) as {
+      sources: string[];
+      sourceRoot?: string;
+      mappings: string;
+    };
     expect(rewritten.sources).toEqual(["component://card/View.tsx"]);
     expect(rewritten.sourceRoot).toBeUndefined();
+    expect(rewritten.mappings).toBe(";"); // one line down, past the reserved one
   });
 
   it("bundles npm packages the component imports", async () => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileSafeName, formatImportTable, SHARED_MODULES } from "@svc/protocol";
+import { fileSafeName, formatImportTable, RESERVED_LINE, SHARED_MODULES } from "@svc/protocol";
 import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
@@ -188,11 +188,12 @@ export interface FinishOutputOptions {
 }
 
 /**
- * Appends the imports of the component's stylesheets and its source map inline (sources
- * rewritten to `component://<name>/<path relative to the component>`), and hashes the result.
- * Works on esbuild's bytes: the code is never decoded, and of the map only its `sources` array
- * is. The imports go after the code (import declarations take effect wherever they stand), so
- * every line of the map stays where it was.
+ * Puts a browser bundle's reserved empty first line before the code, appends the imports of
+ * the component's stylesheets, the import table and the source map inline (sources rewritten
+ * to `component://<name>/<path relative to the component>`), and hashes the result. Works on
+ * esbuild's bytes: the code is never decoded, and of the map only its `sources` array (and
+ * `mappings`, for asset URLs) is. The imports go after the code (import declarations take
+ * effect wherever they stand), so the map only moves down the one reserved line.
  */
 export function finishOutput(
   component: Component,
@@ -206,14 +207,16 @@ export function finishOutput(
     options.assets ?? [],
     options.server === true,
   );
-  const parts: Uint8Array[] = [resolved.code];
+  const browser = options.server !== true;
+  // A browser bundle's first line is the one its rewrite fills (see `RESERVED_LINE`): its map
+  // starts one line down.
+  const parts: Uint8Array[] = browser ? [RESERVED, resolved.code] : [resolved.code];
   // A server bundle is CommonJS: its stylesheets are the browser bundle's, linked by the island.
-  const imports = options.server === true ? [] : (options.imports ?? []);
+  const imports = browser ? (options.imports ?? []) : [];
   if (imports.length > 0) {
     parts.push(Buffer.from(stylesheetImports(imports)));
   }
-  if (options.server !== true)
-    parts.push(Buffer.from(importTableOf(component, Buffer.concat(parts))));
+  if (browser) parts.push(Buffer.from(importTableOf(component, Buffer.concat(parts))));
   if (map !== undefined) {
     const rewritten = rewriteSourceMap(
       component,
@@ -221,6 +224,7 @@ export function finishOutput(
       dirname(js.path),
       options.realPath,
       resolved.insertions,
+      browser ? 1 : 0,
     );
     parts.push(
       Buffer.from(
@@ -318,6 +322,9 @@ export function finishComponent(
   };
 }
 
+/** A browser bundle's empty first line (`RESERVED_LINE`). */
+const RESERVED = Buffer.from(RESERVED_LINE);
+
 /** SHA-256 of `bytes`, lowercase hex, first 12 characters. */
 export function contentHash(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex").slice(0, 12);
@@ -343,7 +350,9 @@ function rewriteSourceMap(
   outputDir: string,
   realPath: FinishOutputOptions["realPath"],
   insertions: readonly Insertion[] = [],
+  linesBefore = 0,
 ): Buffer {
+  const down = ";".repeat(linesBefore);
   let map = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // A CSS module's text (in the map of the JavaScript it becomes) without svc's end mark.
   if (map.includes(STYLESHEET_END)) map = Buffer.from(withoutEndMarks(map.toString("utf8")));
@@ -374,6 +383,7 @@ function rewriteSourceMap(
       map.subarray(0, start),
       Buffer.from(JSON.stringify(sources.map(toUrl))),
       map.subarray(end, mappingsStart),
+      Buffer.from(down),
       mappings,
       map.subarray(mappingsEnd),
     ]);
@@ -384,7 +394,7 @@ function rewriteSourceMap(
     mappings: string;
   };
   whole.sources = whole.sources.map(toUrl);
-  whole.mappings = shiftMappings(whole.mappings, insertions);
+  whole.mappings = down + shiftMappings(whole.mappings, insertions);
   delete whole.sourceRoot;
   return Buffer.from(JSON.stringify(whole));
 }

@@ -1,7 +1,7 @@
 /**
  * A component's server bundle, made from its browser bundle: the same code, as CommonJS for
  * the render (`serverModule.ts`) — no second build, no resolution. Converted by hand from the
- * positions its import table records (~0.15 ms, every line and column kept one line down), or
+ * positions its import table records (~0.15 ms, every line and column kept), or
  * by one `esbuild.transform` where that does not apply (`import()`, `import.meta`, no table):
  * a round trip to esbuild's process costs a few ms on a busy host. A browser bundle's only imports are the shared modules (which the render's
  * `require` answers with the server's own React and friends) and its stylesheets (which the
@@ -32,7 +32,7 @@ export interface BrowserBundleParts {
 
 export interface ServerBundleOptions {
   /**
-   * Carry the browser bundle's inline source map over (one line down, or chained by esbuild),
+   * Carry the browser bundle's inline source map over (as it is, or chained by esbuild),
    * so frames map to the same `component://` files. Default: false (see `ServerSourceMaps`).
    */
   sourcemap?: boolean;
@@ -117,26 +117,10 @@ function byHandOf(
   const converted = toCommonJs(code, table.imports, table.exports, sheets);
   if (converted === undefined) return undefined;
   let output = `${converted.prelude}${converted.body}`;
-  if (options.sourcemap === true && mapAt !== -1) {
-    output += shiftedMap(table.code.slice(mapAt + 1));
-  }
+  // The prelude fills the reserved first line: the browser bundle's map holds as it is.
+  if (options.sourcemap === true && mapAt !== -1) output += table.code.slice(mapAt + 1);
   const bytes = Buffer.from(output);
   return { code: bytes, hash: contentHash(bytes) };
-}
-
-/** An inline source map comment with one line added before the code it maps. */
-function shiftedMap(comment: string): string {
-  const prefix = "//# sourceMappingURL=data:application/json;base64,";
-  if (!comment.startsWith(prefix)) return "";
-  try {
-    const map = JSON.parse(
-      Buffer.from(comment.slice(prefix.length).trim(), "base64").toString("utf8"),
-    ) as { mappings: string };
-    map.mappings = `;${map.mappings}`;
-    return `${prefix}${Buffer.from(JSON.stringify(map)).toString("base64")}\n`;
-  } catch {
-    return "";
-  }
 }
 
 /** `code` with each browser asset URL replaced by the server's, padded to the same length. */
@@ -161,9 +145,9 @@ function serverAssetUrls(code: string): string {
 /**
  * `code` (a browser bundle without its table line, `imports` from its table) as CommonJS made
  * by hand: every import statement blanked to spaces (the stylesheets' for good), the shared
- * modules required on one line put before the code, the final `export { … }` blanked and
- * assigned after it. Every line and column of the code stays where it was but for the one line
- * before, so the browser bundle's map holds with one line added. Undefined for anything else
+ * modules required in a prelude for the code's reserved empty first line (`RESERVED_LINE`),
+ * the final `export { … }` blanked and assigned after it. Every line and column of the code
+ * stays where it was, so the browser bundle's map holds as it is. Undefined for anything else
  * (`import()`, `import.meta`, `export * from`, a form esbuild does not print): the transform
  * does those.
  */
@@ -230,7 +214,7 @@ export function toCommonJs(
   }
   const prelude = requires.length === 0 ? "" : `var ${requires.join(", ")};`;
   return {
-    prelude: `Object.defineProperty(exports, "__esModule", { value: true });${prelude}\n`,
+    prelude: `Object.defineProperty(exports, "__esModule", { value: true });${prelude}`,
     body: `${body.slice(0, end).replace(/\s+$/, "\n")}${assigned}${HELPERS}`,
   };
 }

@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   formatImportTable,
+  RESERVED_LINE,
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
   ON_DEMAND_MODULES,
@@ -307,7 +308,8 @@ function output(result: esbuild.BuildResult): { code: Uint8Array; imports: Vendo
  * and rewrites their imports against the registry, as it does a bundle's.
  */
 function withImportTable(code: Uint8Array): Uint8Array {
-  let text = new TextDecoder().decode(code);
+  // Its first line reserved for the rewrite, as a bundle's (`RESERVED_LINE`).
+  let text = RESERVED_LINE + new TextDecoder().decode(code);
   if (!text.endsWith("\n")) text += "\n";
   const [imports, exports] = lexModule(text);
   return new TextEncoder().encode(text + formatImportTable(text, imports, exports));
