@@ -111,7 +111,10 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     footer: {},
     write: false,
     minify: true,
-    define: { "process.env.NODE_ENV": '"production"' },
+    define: {
+      __SVC_LOADER_VERSION__: JSON.stringify(version),
+      "process.env.NODE_ENV": '"production"',
+    },
   });
   await mkdir(outdir, { recursive: true });
   await Promise.all([

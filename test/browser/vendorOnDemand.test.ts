@@ -137,6 +137,33 @@ describe("loader.js: on-demand vendor files", () => {
     }
   });
 
+  it("refuses loader.extras.js of another version with one line, and the page's components still render", async () => {
+    const { context, page } = await openPage(browser);
+    const consoleErrors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") consoleErrors.push(message.text());
+    });
+    try {
+      // An extras file from another svc (a stale CDN copy, say): its version says so.
+      await page.route("**/api/loader.extras.js", async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace(
+          /"\d+\.\d+\.\d+[^"]*"/,
+          JSON.stringify("0.0.0-other"),
+        );
+        expect(body).toContain('"0.0.0-other"');
+        await route.fulfill({ response, body });
+      });
+      await page.goto(`${server.url}/live.html`);
+      await poll(() => page.locator(".plain").count()).toBe(2);
+      await poll(() => consoleErrors.join("\n")).toMatch(
+        /svc: live reload is off: Error: svc loader: \/api\/loader\.extras\.js is version 0\.0\.0-other, this loader \d+\.\d+\.\d+\S*: serve both from one svc/,
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it("fetches the vendor files of a bundle that imports @svc/react alongside it, not after it", async () => {
     const { context, page, errors } = await openPage(browser);
     try {

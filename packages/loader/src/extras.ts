@@ -1,12 +1,118 @@
 /**
  * `loader.extras.js`: what the standalone loader needs only on some pages, fetched on demand —
- * the hydration strategies of server-rendered islands (`data-svc-ssr`) and the live-reload
- * client (`data-svc-live`). `loader.js` fetches it from the API (`{apiBase}/loader.extras.js`,
- * which the core request handler serves) or, in static mode, from beside the manifest (`svc
- * build` writes it there), the first time a page has an island or follows live reload, and
- * imports it from `blob:` like a bundle: the same CSP. `loader.esm.js` bundles it in.
+ * the hydration of server-rendered islands (`data-svc-ssr`) and the live-reload client
+ * (`data-svc-live`). `loader.js` fetches it from the API (`{apiBase}/loader.extras.js`, which
+ * the core request handler serves) or, in static mode, from beside the manifest (`svc build`
+ * writes it there), the first time a page has an island or follows live reload, and imports
+ * it from `blob:` like a bundle: the same CSP. `loader.esm.js` bundles it in.
  *
- * A self-contained ES module: it imports nothing.
+ * A self-contained ES module: it imports nothing. The loader lends it its own parts (the
+ * client, its module cache, its tree), so both render one tree; the two are always served
+ * together (one API, or one `svc build`), and the loader checks they are one version.
  */
-export { readIsland, whenToHydrate } from "@svc/runtime/islands";
-export { followEvents } from "@svc/runtime/live";
+import type { LiveEvent } from "@svc/protocol";
+import type * as SvcReact from "@svc/react";
+import type { SvcClient } from "@svc/runtime";
+import { readIsland, whenToHydrate } from "@svc/runtime/islands";
+import { followEvents } from "@svc/runtime/live";
+
+/** Set by the build from `package.json` (see build.ts): the loader checks it is its own. */
+declare const __SVC_LOADER_VERSION__: string;
+export const version = __SVC_LOADER_VERSION__;
+
+/** What `@svc/react` the page has, once a bundle needed it: read from the module registry. */
+const svcReact = () =>
+  (globalThis as { __MODULES__?: Record<string, unknown> }).__MODULES__?.["@svc/react"] as
+    | typeof SvcReact
+    | undefined;
+
+/** The loader's parts an island hydrates with. */
+export interface IslandHost {
+  client: SvcClient;
+  /** A component's module, loaded once by the loader (in development with its metadata). */
+  load(name: string): Promise<unknown>;
+  /** The loader's QueryClient for `@svc/react`, created on first use. */
+  queryClient(): SvcReact.SvcProviderProps["queryClient"];
+  /** Hydrates the container with the loader's tree. */
+  hydrate(onRecoverableError: (error: unknown) => void): void;
+}
+
+/**
+ * Hydrates a server-rendered island when its strategy says so: its bundle and every component
+ * it loaded on the server (`data-svc-deps`) are fetched at once, under their hashes, then the
+ * same tree the server rendered is hydrated. Returns what stops the wait.
+ */
+export function hydrateIsland(container: Element, name: string, host: IslandHost): () => void {
+  return whenToHydrate(container, async () => {
+    try {
+      const { hashes } = readIsland(container);
+      const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+      for (const other of names) {
+        if (hashes[other] !== undefined) host.client.setHash(other, hashes[other]);
+      }
+      const modules = await Promise.all(names.map(host.load));
+      // What `useComponent` asks for below is in its cache: one render pass, as on the server.
+      const S = svcReact();
+      const queryClient = S === undefined ? undefined : host.queryClient();
+      if (S !== undefined && queryClient !== undefined) {
+        names.forEach((other, i) => {
+          queryClient.setQueryData(S.svcQueryKeys.component(host.client, other), modules[i]);
+        });
+      }
+      host.hydrate((error) => {
+        console.error(
+          `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+    } catch (error) {
+      console.error(`svc: island "${name}":`, error);
+    }
+  });
+}
+
+/** The loader's record of one API that live reload keeps current. */
+export interface LiveSource {
+  client: SvcClient;
+  /** The modules it loaded, by name (a rejected one has `status` "rejected"). */
+  modules: Map<string, { status?: string }>;
+  /** Content hashes seen, by name. */
+  known: Map<string, string>;
+}
+
+/**
+ * Follows the API's live-reload stream: `reload` is called for each component that changed or
+ * failed to build — and after a reconnect, for each whose hash moved (or whose load failed)
+ * while the stream was away. Returns what disconnects.
+ */
+export function followLive(
+  source: LiveSource,
+  reload: (name: string, hash: string | undefined) => void,
+): () => void {
+  const { client, modules, known } = source;
+  return followEvents(`${client.apiBase}/events`, (event: LiveEvent) => {
+    if (event.type === "change") {
+      known.set(event.name, event.hash);
+      reload(event.name, event.hash);
+    } else if (event.type === "error") {
+      reload(event.name, undefined);
+    } else if (event.type === "hello") {
+      // Events may have been missed before this connection: compare what this page has.
+      for (const name of modules.keys()) {
+        client.invalidate(name);
+        client.loadMetadata(name).then(
+          ({ hash }) => {
+            const before = known.get(name);
+            if (
+              (before !== undefined && before !== hash) ||
+              modules.get(name)?.status === "rejected"
+            ) {
+              known.set(name, hash);
+              reload(name, hash);
+            }
+          },
+          () => {},
+        );
+      }
+    }
+  });
+}

@@ -20,7 +20,6 @@
  */
 import {
   type KnownName,
-  type LiveEvent,
   LOADER_EXTRAS_FILE,
   LOADER_EXTRAS_PATH,
   type PropsFor,
@@ -440,59 +439,36 @@ function createLoader(): SvcGlobal {
   }
 
   /**
-   * A container the server rendered (`data-svc-ssr`): hydrated when its strategy says so, not
-   * replaced; `none` never loads anything. Its bundle and every component it loaded on the
-   * server (`data-svc-deps`) are fetched at once, under their hashes, then the same tree the
-   * server rendered is hydrated.
+   * A container the server rendered (`data-svc-ssr`): hydrated when its strategy says so
+   * (`loader.extras.js`), not replaced; `none` never loads anything, not even the extras.
    */
   function hydrate(container: Element, state: Mounted) {
     const { source, name } = state;
-    // `none` never loads anything, not even the strategies.
     if (container.getAttribute("data-svc-hydrate") === "none") return;
     let cancelled = false;
     state.cancel = () => {
       cancelled = true;
     };
     extrasFor(source).then(
-      ({ readIsland, whenToHydrate }) => {
-        if (!cancelled) state.cancel = whenToHydrate(container, () => start(readIsland));
+      ({ hydrateIsland }) => {
+        if (cancelled) return;
+        state.cancel = hydrateIsland(container, name, {
+          client: source.client,
+          load: (other) =>
+            process.env.NODE_ENV !== "production"
+              ? Promise.all([moduleOf(source, other), metadataOf(source, other)]).then(([m]) => m)
+              : moduleOf(source, other),
+          queryClient: () => queryClientOf(source),
+          hydrate(onRecoverableError) {
+            const hydratedWith = state.props;
+            state.root = hydrateRoot(container, tree(state), { onRecoverableError });
+            // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
+            if (state.props !== hydratedWith) draw(state);
+          },
+        });
       },
       (error: unknown) => console.error(`svc: island "${name}":`, error),
     );
-    const start = async (readIsland: LoaderExtras["readIsland"]) => {
-      try {
-        const { hashes } = readIsland(container);
-        const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
-        for (const other of names) {
-          if (hashes[other] !== undefined) source.client.setHash(other, hashes[other]);
-        }
-        const modules = await Promise.all([
-          ...names.map((other) => moduleOf(source, other)),
-          ...(process.env.NODE_ENV !== "production"
-            ? names.map((other) => metadataOf(source, other))
-            : []),
-        ]);
-        const S = svcReact();
-        const queryClient = S === undefined ? undefined : queryClientOf(source);
-        if (S !== undefined && queryClient !== undefined) {
-          names.forEach((other, i) => {
-            queryClient.setQueryData(S.svcQueryKeys.component(source.client, other), modules[i]);
-          });
-        }
-        const hydratedWith = state.props;
-        state.root = hydrateRoot(container, tree(state), {
-          onRecoverableError: (error) => {
-            console.error(
-              `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          },
-        });
-        // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
-        if (state.props !== hydratedWith) draw(state);
-      } catch (error) {
-        console.error(`svc: island "${name}":`, error);
-      }
-    };
   }
 
   function mount(container: Element) {
@@ -554,35 +530,11 @@ function createLoader(): SvcGlobal {
     if (source.live || manifestUrl !== undefined) return;
     source.live = true;
     extrasFor(source).then(
-      ({ followEvents }) => {
-        source.disconnect = followEvents(`${source.client.apiBase}/events`, onEvent);
+      ({ followLive }) => {
+        source.disconnect = followLive(source, (name, hash) => void reloadIn(source, name, hash));
       },
       (error: unknown) => console.error("svc: live reload is off:", error),
     );
-    function onEvent(event: LiveEvent) {
-      if (event.type === "change") {
-        source.known.set(event.name, event.hash);
-        void reloadIn(source, event.name, event.hash);
-      } else if (event.type === "error") {
-        void reloadIn(source, event.name, undefined);
-      } else if (event.type === "hello") {
-        // Events may have been missed before this connection: compare what this page has.
-        for (const name of source.modules.keys()) {
-          source.client.invalidate(name);
-          source.client.loadMetadata(name).then(
-            ({ hash }) => {
-              const before = source.known.get(name);
-              const failed = source.modules.get(name)?.status === "rejected";
-              if ((before !== undefined && before !== hash) || failed) {
-                source.known.set(name, hash);
-                void reloadIn(source, name, hash);
-              }
-            },
-            () => {},
-          );
-        }
-      }
-    }
   }
 
   const svc: SvcGlobal = {
@@ -655,7 +607,14 @@ async function importExtras(url: string): Promise<LoaderExtras> {
       `svc loader: GET ${url} → ${response.status}: ${LOADER_EXTRAS_FILE} holds the loader's island hydration and live reload (the svc API serves it; svc build writes it beside the manifest)`,
     );
   }
-  return (await importCode(await response.text())) as unknown as LoaderExtras;
+  const extras = (await importCode(await response.text())) as unknown as LoaderExtras;
+  // The loader lends the extras its own parts: both must come from one svc.
+  if (extras.version !== VERSION) {
+    throw new Error(
+      `svc loader: ${url} is version ${extras.version}, this loader ${VERSION}: serve both from one svc`,
+    );
+  }
+  return extras;
 }
 
 /** `data-svc-live` (any value but "false") on the script or a container. */

@@ -94,17 +94,6 @@ export class SvcError extends Error {
     this.component = options.component;
     Object.defineProperty(this, SVC_ERROR, { value: true });
   }
-
-  /** The body an HTTP answer carries for this error (kinds outside the table: InternalError). */
-  toJSON(): ErrorBody {
-    const wire = isWireErrorKind(this.kind);
-    const body: ErrorBody = {
-      error: wire ? (this.kind as WireErrorKind) : "InternalError",
-      message: wire ? this.message : "Internal server error.",
-    };
-    if (wire && this.component !== undefined) body.name = this.component;
-    return body;
-  }
 }
 
 /** True for every error raised by svc, whichever copy of this module raised it. */
@@ -132,11 +121,29 @@ export function statusOf(error: unknown): number {
   return ERROR_STATUS[error.kind];
 }
 
-/** Whether `value` looks like an {@link ErrorBody} (e.g. a parsed answer). */
+/**
+ * The body an HTTP answer carries for `error`: its kind, message and component; a kind outside
+ * the table says only InternalError (the server logs the rest).
+ */
+export function errorBodyOf(error: SvcError): ErrorBody {
+  const wire = isWireErrorKind(error.kind);
+  const body: ErrorBody = {
+    error: wire ? error.kind : "InternalError",
+    message: wire ? error.message : "Internal server error.",
+  };
+  if (wire && error.component !== undefined) body.name = error.component;
+  return body;
+}
+
+/**
+ * Whether `value` looks like an {@link ErrorBody} (e.g. a parsed answer): a string `error` and
+ * `message`. The kind is not checked against this version's table: a newer server's new kind
+ * still brings its message (and the page needs no copy of the table).
+ */
 export function isErrorBody(value: unknown): value is ErrorBody {
   if (typeof value !== "object" || value === null) return false;
   const { error, message } = value as Record<string, unknown>;
-  return isWireErrorKind(error) && typeof message === "string";
+  return typeof error === "string" && typeof message === "string";
 }
 
 /** No component of that name is registered (or listed in the manifest). */

@@ -11,6 +11,7 @@ export {
   ComponentNotFoundError,
   ERROR_STATUS,
   type ErrorBody,
+  errorBodyOf,
   InvalidComponentNameError,
   InvalidPropsError,
   isErrorBody,
@@ -36,8 +37,8 @@ export {
   type ImportClause,
   type ImportRecord,
   isStatic,
-  type ReexportClause,
   RESERVED_LINE,
+  type ReexportClause,
   readImportTable,
   type TabledModule,
 } from "./importTable.ts";

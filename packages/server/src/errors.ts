@@ -1,11 +1,12 @@
 /**
  * The server's errors. Each carries a stable `kind`; kinds become HTTP statuses in exactly one
- * place, `ERROR_STATUS` of `@svc/protocol` (through {@link toErrorResponse}), which the
- * browser reads too.
+ * place, `ERROR_STATUS` of `@svc/protocol` (through {@link toErrorResponse}); the body is
+ * the protocol's `errorBodyOf`, which the browser's client reads.
  */
 import {
   ERROR_STATUS,
   type ErrorBody,
+  errorBodyOf,
   isSvcError,
   SvcError,
   type SvcErrorOptions,
@@ -121,7 +122,7 @@ export function formatBundleErrors(name: string, errors: readonly BundleErrorLoc
  * a wire kind as itself, anything else as a bare 500 `InternalError` that reveals nothing.
  */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
-  if (isSvcError(error)) return { status: statusOf(error), body: error.toJSON() };
+  if (isSvcError(error)) return { status: statusOf(error), body: errorBodyOf(error) };
   return {
     status: ERROR_STATUS.InternalError,
     body: { error: "InternalError", message: "Internal server error." },
