@@ -341,7 +341,8 @@ describe("rewriteImports (properties)", () => {
           expect(imports.filter((i) => i.type === "static" || i.type === "reexport-star")).toEqual(
             [],
           );
-          // Every line of the original is still there, one line down (source maps stay exact).
+          // Every line of the original is still there, below the reserved first line the
+          // declarations fill (the server's map counts that line: source maps stay exact).
           expect(rewritten.split("\n").length).toBe(source.split("\n").length + 1);
           expect(await observe(rewritten)).toEqual(reference);
         },

@@ -55,9 +55,9 @@ export async function mapStack(stack: string, apiBase: string): Promise<StackFra
 }
 
 function mapFrame(frame: StackFrame, map: TraceMap): void {
-  // The loader puts one line of import declarations above the bundle's first line, so the
-  // evaluated module is one line below the bundle the map describes.
-  const position = originalPositionFor(map, { line: frame.line - 1, column: frame.column - 1 });
+  // The loader's import declarations fill the bundle's reserved first line: the evaluated
+  // module's lines are the bundle's, which its map describes.
+  const position = originalPositionFor(map, { line: frame.line, column: frame.column - 1 });
   if (position.source === null || position.line === null || position.column === null) return;
   frame.file = position.source;
   frame.line = position.line;
