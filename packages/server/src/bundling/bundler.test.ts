@@ -96,7 +96,7 @@ describe("esbuildBundler", () => {
     expect(text).toMatch(
       /^\nexport default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/,
     );
-    const rewritten = inlineMap(text) as {
+    const rewritten = inlineMap(text) as unknown as {
       sources: string[];
       sourceRoot?: string;
       mappings: string;
