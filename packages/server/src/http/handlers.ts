@@ -486,16 +486,6 @@ export function createHandlers(
     },
     getBundle(name, options = {}) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
-      // The build's manifest vouched for by its watch: answered after the poll phase, no stat.
-      if (prebuilt?.leftToWatch() === true && observers.size === 0) {
-        return prebuilt
-          .readVouched(name, options.readFromSocket === true)
-          .then((bundle) =>
-            bundle === undefined
-              ? liveBundle(name, options).then(withPreloads)
-              : withPreloads(bundle),
-          );
-      }
       const fromBuild = prebuilt?.read(name);
       if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
       // A warm bundle its watches vouch for: one step after the poll phase, not the whole
@@ -515,8 +505,6 @@ export function createHandlers(
     peekBundle(name) {
       if (staticMode) return undefined;
       let bundle: BundleResult | undefined;
-      // Vouched for by its watch, the build is answered after the poll phase, by getBundle.
-      if (prebuilt?.leftToWatch() === true) return undefined;
       if (prebuilt?.entry(name) !== undefined) {
         bundle = prebuilt.peek(name);
       } else {

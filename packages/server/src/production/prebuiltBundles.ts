@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import { lstatSync, realpathSync } from "node:fs";
-import { basename, dirname, join, posix, resolve } from "node:path";
-import { afterPoll, type RecordWatch, watchRecord } from "../bundling/dirWatches.ts";
+import { join, posix, resolve } from "node:path";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
@@ -43,10 +41,7 @@ interface Generation {
  * The bundles of a build directory, as the handler set serves them. The manifest is read
  * at construction (a missing or malformed one throws at once) and kept; each bundle file is
  * read on first use, checked against its hash and kept for good. When a new build is swapped
- * into the directory (its `manifest.json` is a new file), the next call picks it up: the
- * manifest is stat'ed once per turn of the event loop, or, where a directory watch can vouch
- * for it (`dirWatches.ts`), a bundle request is answered after the poll phase without a stat
- * ({@link leftToWatch}, {@link readVouched}).
+ * into the directory (its `manifest.json` is a new file), the next call picks it up.
  */
 export class PrebuiltBundles {
   readonly dir: string;
@@ -56,8 +51,6 @@ export class PrebuiltBundles {
   #refused: FileStamp | undefined;
   #checkedTurn = -1;
   readonly #manifestPath: string;
-  /** The watch of the build directory for `manifest.json` (null: none can vouch here). */
-  #watch: RecordWatch | null | undefined;
 
   /** @param options.logger where a refused manifest is reported. Default: console. */
   constructor(buildDir: string, options: { logger?: Logger } = {}) {
@@ -206,28 +199,6 @@ export class PrebuiltBundles {
   }
 
   /**
-   * Whether the manifest, not checked this turn, is vouched for by its directory watch: a
-   * bundle request then takes {@link readVouched}, answered after the poll phase without a
-   * stat, instead of the synchronous {@link peek}.
-   */
-  leftToWatch(): boolean {
-    return this.#checkedTurn !== currentTurn() && this.#watch?.quiet() === true;
-  }
-
-  /**
-   * {@link read}, once a poll phase that began after the call has run (for a request read
-   * from a socket, at the end of the turn: see `afterPoll`): from the generation in use if
-   * the watch still vouches for the manifest, else after a stat check.
-   */
-  async readVouched(name: string, readFromSocket: boolean): Promise<PrebuiltBundle | undefined> {
-    await afterPoll(readFromSocket);
-    // In the check phase a stat check records no turn: the next turn's requests may be newer.
-    const generation = this.#watch?.quiet() === true ? this.#current : this.#check();
-    const ready = generation.ready.get(name);
-    return ready ?? this.#read(generation, name);
-  }
-
-  /**
    * The current generation, re-read when `manifest.json` has been replaced or rewritten.
    * Checked at most once per turn of the event loop (see `loopTurn.ts`).
    */
@@ -235,21 +206,10 @@ export class PrebuiltBundles {
     const turn = currentTurn();
     if (this.#checkedTurn === turn) return this.#current;
     this.#checkedTurn = turn;
-    return this.#check();
-  }
-
-  /** The generation after a stat check of `manifest.json`, which its watch learns. */
-  #check(): Generation {
-    // Set before the stat that confirms it: a change in between is seen by the stat.
-    if (this.#watch === undefined) this.#watch = this.#watchable() ? this.#watchManifest() : null;
-    this.#watch?.mark();
     const stamp = stampOf(this.#manifestPath);
-    // Absent for a moment (a deploy that replaces the whole directory): keep what we have,
-    // and check again next turn. A file with other hard links can change through a name in
-    // another directory, which this watch does not see: stats alone, every turn.
-    if (stamp === undefined) return this.#current;
-    if (stamp.links === 1) this.#watch?.confirm();
+    // Absent for a moment (a deploy that replaces the whole directory): keep what we have.
     if (
+      stamp === undefined ||
       sameStamp(stamp, this.#current.stamp) ||
       (this.#refused !== undefined && sameStamp(stamp, this.#refused))
     ) {
@@ -265,31 +225,6 @@ export class PrebuiltBundles {
       this.#logger.warn(`${error.message} — it was refused; the previous build is still served`);
     }
     return this.#current;
-  }
-
-  /**
-   * Whether a watch can vouch for the manifest: no symbolic link on the way to it (a deploy
-   * that swaps a link, `ln -sfn`, changes nothing a watch of the old target sees).
-   */
-  #watchable(): boolean {
-    try {
-      return realpathSync(this.dir) === this.dir && !lstatSync(this.#manifestPath).isSymbolicLink();
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * A watch for `manifest.json` in the build directory, and for the directory's own name in
-   * its parent (a deploy that replaces the whole directory).
-   */
-  #watchManifest(): RecordWatch | null {
-    return (
-      watchRecord([
-        { path: this.dir, names: [MANIFEST_FILE], listing: false },
-        { path: dirname(this.dir), names: [basename(this.dir)], listing: false },
-      ]) ?? null
-    );
   }
 
   #load(): Generation {
