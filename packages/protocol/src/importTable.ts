@@ -110,9 +110,12 @@ export function readImportTable(bundle: string): TabledModule | undefined {
     i?: unknown;
     x?: unknown;
   };
-  if (table.v !== VERSION || !Array.isArray(table.i) || !Array.isArray(table.x)) {
-    throw new Error(`unknown import table version ${JSON.stringify(table.v)}`);
+  if (table.v !== VERSION) {
+    throw new Error(
+      `import table version ${JSON.stringify(table.v)}, not ${VERSION}: the bundle was built by another version of svc; build it again with the svc that serves the loader`,
+    );
   }
+  if (!Array.isArray(table.i) || !Array.isArray(table.x)) throw new Error("malformed import table");
   if (!bundle.startsWith(RESERVED_LINE)) throw new Error("malformed import table");
   const imports: ImportRecord[] = [];
   for (const row of table.i as unknown[]) {
