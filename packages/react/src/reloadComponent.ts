@@ -50,11 +50,14 @@ export async function showComponentFailure(
   const state = queryClient.getQueryState(svcQueryKeys.component(client, name));
   if (state === undefined || (state.status === "error" && state.data === undefined)) return;
   client.invalidate(name);
+  // The new revision first: a boundary showing an older failure (the component threw) starts
+  // over now, and one that catches the failure fetched below keeps it — after the fetch, the
+  // bump would reset it and have the failing bundle asked for again.
+  bumpRevision(queryClient, name);
   // Without data the suspense query throws its next failure to the error boundary.
   await queryClient.resetQueries({
     predicate: (query) => sameComponent(client, query.queryKey, name),
   });
-  bumpRevision(queryClient, name);
 }
 
 /** Whether `key` is one of `name`'s queries (module or metadata) of `client`'s source. */
