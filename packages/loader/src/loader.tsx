@@ -116,11 +116,8 @@ declare global {
   }
 }
 
-/**
- * A promise React's `use` reads without suspending once it has settled; `revision`: its
- * source's revision when the load started.
- */
-type Tracked<T> = Promise<T> & { status?: string; value?: T; reason?: unknown; revision?: number };
+/** A promise React's `use` reads without suspending once it has settled. */
+type Tracked<T> = Promise<T> & { status?: string; value?: T; reason?: unknown };
 
 function track<T>(promise: Promise<T>): Tracked<T> {
   const tracked = promise as Tracked<T>;
@@ -275,7 +272,6 @@ function createLoader(): SvcGlobal {
           return loaded;
         }),
       );
-      module.revision = source.revision;
       source.modules.set(name, module);
     }
     return module;
@@ -322,14 +318,12 @@ function createLoader(): SvcGlobal {
     }
     override componentDidUpdate(previous: FrameProps) {
       const { props, revision, name, source } = this.props;
-      const changed = previous.props !== props || previous.name !== name;
-      if (this.state.error !== null && (changed || previous.revision !== revision)) {
-        // A failed load is tried again, unless it failed in this revision: a reload that has
-        // just fetched it (a broken save asks the server once, not once per container).
-        const module = source.modules.get(name);
-        if (module?.status === "rejected" && (changed || module.revision !== revision)) {
-          source.modules.delete(name);
-        }
+      if (
+        this.state.error !== null &&
+        (previous.props !== props || previous.revision !== revision || previous.name !== name)
+      ) {
+        // A failed load is tried again.
+        if (source.modules.get(name)?.status === "rejected") source.modules.delete(name);
         this.setState({ error: null });
       }
     }
@@ -523,12 +517,14 @@ function createLoader(): SvcGlobal {
     } else {
       client.invalidate(name);
     }
-    // The new revision first: the load below belongs to it, so no container asks again.
-    source.revision++;
     if (source.modules.has(name)) {
       source.modules.delete(name);
-      await moduleOf(source, name).catch(() => {});
+      // A new version is fetched before the redraw (no fallback flashes). A failed build (no
+      // hash) is left to the render, once for every container: fetched here, it would be
+      // fetched again by each boundary that starts over at the new revision.
+      if (hash !== undefined) await moduleOf(source, name).catch(() => {});
     }
+    source.revision++;
     redrawAll();
   }
 

@@ -112,7 +112,7 @@ export function readImportTable(bundle: string): TabledModule | undefined {
   };
   if (table.v !== VERSION) {
     throw new Error(
-      `import table version ${JSON.stringify(table.v)}, not ${VERSION}: the bundle was built by another version of svc; build it again with the svc that serves the loader`,
+      `import table version ${JSON.stringify(table.v)}, not ${VERSION}: built by another svc; build it again`,
     );
   }
   if (!Array.isArray(table.i) || !Array.isArray(table.x)) throw new Error("malformed import table");

@@ -524,9 +524,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const urlLoading = byUrl
     ? createUrlLoading({
         client: svcClient,
-        apiBase,
-        manifestUrl,
-        preload,
+        options,
         hashes,
         isLoaded: (name) => bundles.has(name),
         preloads,
@@ -534,8 +532,6 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
         request,
         loadStylesheet,
         loadManifestEntries,
-        importUrl: options.importUrl,
-        preloadUrl: options.preloadUrl,
       })
     : undefined;
   return svcClient;

@@ -5,7 +5,7 @@ import {
   type ManifestEntry,
   URL_VARIANT,
 } from "@svc/protocol";
-import type { SvcClient } from "./createSvcClient.ts";
+import type { SvcClient, SvcClientOptions } from "./createSvcClient.ts";
 import { BundleLoadError, ComponentNotFoundError, IntegrityError } from "./errors.ts";
 import type { ComponentModule } from "./importCode.ts";
 import { type ComponentStylesheet, setStylesheets } from "./stylesheets.ts";
@@ -16,10 +16,9 @@ import { type ComponentStylesheet, setStylesheets } from "./stylesheets.ts";
 
 /** What `"url"` loading uses of the client it belongs to. */
 export interface UrlLoadingContext {
+  /** The client (its `apiBase` and `manifestUrl`) and the options it was made with. */
   client: SvcClient;
-  apiBase: string;
-  manifestUrl: string | undefined;
-  preload: boolean;
+  options: Pick<SvcClientOptions, "preload" | "importUrl" | "preloadUrl">;
   /** Known hashes, by name (the client's). */
   hashes: ReadonlyMap<string, string>;
   /** Whether `name` is loaded or being loaded. */
@@ -34,10 +33,6 @@ export interface UrlLoadingContext {
     integrity: string | undefined,
   ): Promise<ComponentStylesheet>;
   loadManifestEntries(): Promise<{ url: URL; entries: Manifest }>;
-  /** Imports a module by its URL. Default: `import(url)`. */
-  importUrl: ((url: string) => Promise<ComponentModule>) | undefined;
-  /** Fetches a module by its URL ahead. Default: `<link rel="modulepreload">`. */
-  preloadUrl: ((url: string, integrity?: string) => void) | undefined;
 }
 
 /** A client's `"url"` loading: how it loads a bundle, and what `invalidate` must reset. */
@@ -48,20 +43,12 @@ export interface UrlLoading {
 }
 
 export function createUrlLoading(context: UrlLoadingContext): UrlLoading {
-  const {
-    client,
-    apiBase,
-    manifestUrl,
-    preload,
-    hashes,
-    preloads,
-    baseUrl,
-    request,
-    loadStylesheet,
-    loadManifestEntries,
-  } = context;
-  const importUrl = context.importUrl ?? importModuleUrl;
-  const preloadUrl = context.preloadUrl ?? insertModulePreload;
+  const { client, options, hashes, preloads, baseUrl, request, loadStylesheet } = context;
+  const { apiBase, manifestUrl } = client;
+  const { loadManifestEntries } = context;
+  const preload = options.preload ?? true;
+  const importUrl = options.importUrl ?? importModuleUrl;
+  const preloadUrl = options.preloadUrl ?? insertModulePreload;
   /**
    * Invalidations per component: the browser keeps a module per URL for good, so a bundle
    * asked for again without a new hash needs a URL of its own.

@@ -22,7 +22,9 @@ export function withImportTable(code: string): string {
 function downOneLine(comment: string): string {
   const match = /^(\/\/# sourceMappingURL=data:application\/json;base64,)(\S+)/.exec(comment);
   if (match === null) return comment;
-  const map = JSON.parse(Buffer.from(match[2] ?? "", "base64").toString("utf8"));
+  const bytes = Uint8Array.from(atob(match[2] ?? ""), (c) => c.charCodeAt(0));
+  const map = JSON.parse(new TextDecoder().decode(bytes));
   map.mappings = `;${map.mappings}`;
-  return `${match[1]}${Buffer.from(JSON.stringify(map)).toString("base64")}\n`;
+  const json = new TextEncoder().encode(JSON.stringify(map));
+  return `${match[1]}${btoa(String.fromCharCode(...json))}\n`;
 }
