@@ -345,8 +345,7 @@ describe("loader (API mode)", () => {
     const rewritten = rewriteImports(bundle, { component: "thrower", modules: registry });
     const payload = JSON.parse(
       Buffer.from(
-        (/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(rewritten) ??
-          [])[1] ?? "",
+        (/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(rewritten) ?? [])[1] ?? "",
         "base64",
       ).toString("utf8"),
     );

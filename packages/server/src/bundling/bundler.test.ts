@@ -93,9 +93,7 @@ describe("esbuildBundler", () => {
     );
     const text = Buffer.from(out.code).toString("utf8");
     // The reserved empty line, the code, its import table (see `readImportTable`), the map.
-    expect(text).toMatch(
-      /^\nexport default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/,
-    );
+    expect(text).toMatch(/^\nexport default 1;\n\/\/# svcImports=\{.*\}\n\/\/# sourceMappingURL=/);
     const rewritten = inlineMap(text) as unknown as {
       sources: string[];
       sourceRoot?: string;

@@ -5,11 +5,11 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   formatImportTable,
-  RESERVED_LINE,
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
   ON_DEMAND_MODULES,
   type OnDemandModuleName,
+  RESERVED_LINE,
   readImportTable,
   vendorStem,
 } from "@svc/protocol";
