@@ -1,4 +1,7 @@
 // Names and the errors the browser shares, as `@svc/protocol` defines them.
+// First: on an older Node, one clear line instead of a failure further in.
+import "./util/nodeVersion.ts";
+
 export {
   type ComponentName,
   ComponentNotFoundError,

@@ -1,4 +1,5 @@
-import { existsSync, globSync, readFileSync, statSync } from "node:fs";
+import * as fs from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isValidSegment, SvcError } from "@svc/protocol";
@@ -459,7 +460,7 @@ function discoverApps(
   const patterns = typeof apps === "string" ? [apps] : apps;
   const matches = new Set<string>();
   for (const pattern of patterns) {
-    for (const match of globSync(pattern, { cwd: root })) matches.add(resolve(root, match));
+    for (const match of fs.globSync(pattern, { cwd: root })) matches.add(resolve(root, match));
   }
   const found: { dir: string; prefix: string }[] = [];
   for (const app of [...matches].sort()) {

@@ -1,3 +1,5 @@
+// First: on an older Node, one clear line instead of a failure further in.
+import "../util/nodeVersion.ts";
 import type { RequestHandler as ExpressMiddleware } from "express";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";

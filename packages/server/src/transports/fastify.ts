@@ -1,3 +1,5 @@
+// First: on an older Node, one clear line instead of a failure further in.
+import "../util/nodeVersion.ts";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";

@@ -1,3 +1,5 @@
+// First: on an older Node, one clear line instead of a failure further in.
+import "../util/nodeVersion.ts";
 import type { IncomingMessage } from "node:http";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";

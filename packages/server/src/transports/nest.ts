@@ -1,3 +1,5 @@
+// First: on an older Node, one clear line instead of a failure further in.
+import "../util/nodeVersion.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DynamicModule, ModuleMetadata, Provider } from "@nestjs/common";
 import type { KnownName, PropsFor, PropsParameters } from "@svc/protocol";
