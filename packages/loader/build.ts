@@ -127,28 +127,42 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
 }
 
 /**
+ * A plugin that resolves the workspace module `file` (imported from a directory matching
+ * `dir`) to a stub whose one export, `exported`, throws `message`: what a build leaves out
+ * says where it is.
+ */
+function throwingStub(
+  name: string,
+  stub: { file: RegExp; dir: RegExp; exported: string; message: string },
+): esbuild.Plugin {
+  const namespace = `${name}-stub`;
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: stub.file }, (args) =>
+        stub.dir.test(args.resolveDir) ? { path: stub.exported, namespace } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace }, () => ({
+        loader: "js",
+        contents: `export function ${stub.exported}() {\n  throw new Error(${JSON.stringify(stub.message)});\n}\n`,
+      }));
+    },
+  };
+}
+
+/**
  * Props validation is development-only: production `useComponent` never calls it, but the
  * loader hands bundles `@svc/react`'s whole namespace, so its `validateProps` export would
  * keep `@cfworker/json-schema` (6.7 kB gzip) in `loader.js`. The production build gets a
  * `validateProps` that says where the real one is.
  */
-const withoutPropsValidation: esbuild.Plugin = {
-  name: "svc-without-props-validation",
-  setup(build) {
-    build.onResolve({ filter: /[\\/]validateProps\.ts$/ }, (args) =>
-      /[\\/]react[\\/]src$/.test(args.resolveDir)
-        ? { path: "validateProps", namespace: "svc-production-stub" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "svc-production-stub" }, () => ({
-      loader: "js",
-      contents:
-        "export function validateProps() {\n" +
-        '  throw new Error("svc: props validation is development-only: not in loader.js (use loader.dev.js, or @svc/react from npm)");\n' +
-        "}\n",
-    }));
-  },
-};
+const withoutPropsValidation = throwingStub("svc-without-props-validation", {
+  file: /[\\/]validateProps\.ts$/,
+  dir: /[\\/]react[\\/]src$/,
+  exported: "validateProps",
+  message:
+    "svc: props validation is development-only: not in loader.js (use loader.dev.js, or @svc/react from npm)",
+});
 
 /**
  * `loader.js` and `loader.dev.js` always rewrite bundles and import them from `blob:`; the
@@ -156,23 +170,13 @@ const withoutPropsValidation: esbuild.Plugin = {
  * `urlLoading.ts` (0.8 kB gzip) is left out of them: a client asked for it there says where
  * it is.
  */
-const withoutUrlLoading: esbuild.Plugin = {
-  name: "svc-without-url-loading",
-  setup(build) {
-    build.onResolve({ filter: /[\\/]urlLoading\.ts$/ }, (args) =>
-      /[\\/]runtime[\\/]src$/.test(args.resolveDir)
-        ? { path: "urlLoading", namespace: "svc-blob-stub" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "svc-blob-stub" }, () => ({
-      loader: "js",
-      contents:
-        "export function createUrlLoading() {\n" +
-        "  throw new Error('svc: moduleLoading \"url\" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm');\n" +
-        "}\n",
-    }));
-  },
-};
+const withoutUrlLoading = throwingStub("svc-without-url-loading", {
+  file: /[\\/]urlLoading\.ts$/,
+  dir: /[\\/]runtime[\\/]src$/,
+  exported: "createUrlLoading",
+  message:
+    'svc: moduleLoading "url" is not in loader.js: use loader.esm.js with an import map, or @svc/runtime from npm',
+});
 
 /**
  * The import map's modules stay bare imports of `loader.esm.js`, by their exact names only:
