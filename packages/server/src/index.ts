@@ -101,7 +101,6 @@ export {
   renderImportMap,
 } from "./http/importMap.ts";
 export { createIslands, type SvcIslands } from "./http/islands.ts";
-export { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./http/loaderScript.ts";
 export {
   type CorsOptions,
   createRequestHandler,
@@ -165,3 +164,4 @@ export {
   type FetchHandlerOptions,
 } from "./transports/fetch.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";
+export { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./util/loaderFiles.ts";

@@ -16,6 +16,7 @@ import {
 import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
+import { loaderFile } from "../util/loaderFiles.ts";
 
 /** The modules the import map maps (`IMPORT_MAP_MODULES` of the protocol). */
 export const VENDOR_MODULES = IMPORT_MAP_MODULES;
@@ -365,9 +366,10 @@ const withoutPropsValidation: esbuild.Plugin = {
 
 /** `@svc/loader`'s `loader.esm.js` as installed, or undefined. */
 async function readEsmLoader(): Promise<VendorFile | undefined> {
+  const path = loaderFile(ESM_LOADER_FILE);
+  if (path === undefined) return undefined;
   let body: Uint8Array;
   try {
-    const path = fileURLToPath(import.meta.resolve(`@svc/loader/${ESM_LOADER_FILE}`));
     body = new Uint8Array(await readFile(path));
   } catch {
     return undefined;

@@ -34,10 +34,10 @@ import {
   PayloadTooLargeError,
   toErrorResponse,
 } from "../errors.ts";
+import { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "../util/loaderFiles.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
-import { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./loaderScript.ts";
 
 /** A request as the core sees it; every transport builds one. */
 export interface SvcRequest {

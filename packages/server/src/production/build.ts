@@ -13,7 +13,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompress, gzipSync, constants as zlib } from "node:zlib";
 import {
@@ -56,6 +55,7 @@ import {
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
+import { loaderExtrasPath } from "../util/loaderFiles.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import {
   createBuildImportMap,
@@ -372,9 +372,9 @@ function writeImportMap(
 
 /** `@svc/loader`'s `loader.extras.js` as installed, or undefined. */
 function readLoaderExtras(): Uint8Array | undefined {
+  if (loaderExtrasPath === undefined) return undefined;
   try {
-    const path = fileURLToPath(import.meta.resolve(`@svc/loader/${LOADER_EXTRAS_FILE}`));
-    return new Uint8Array(readFileSync(path));
+    return new Uint8Array(readFileSync(loaderExtrasPath));
   } catch {
     return undefined;
   }

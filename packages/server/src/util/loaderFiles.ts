@@ -1,0 +1,30 @@
+import { fileURLToPath } from "node:url";
+import { LOADER_EXTRAS_FILE } from "@svc/protocol";
+
+/**
+ * Absolute path of the standalone loader script (`@svc/loader`), which every transport serves
+ * at `{prefix}/loader.js`. Undefined when `@svc/loader` is not installed.
+ */
+export const loaderScriptPath: string | undefined = loaderFile("loader.js");
+
+/**
+ * The loader's development build (readable, React's warnings, props checked against
+ * `schema.json`), served at `{prefix}/loader.dev.js`.
+ */
+export const devLoaderScriptPath: string | undefined = loaderFile("loader.dev.js");
+
+/**
+ * What the standalone loader fetches for a page with an island or live reload (island
+ * hydration, the live-reload client), served at `{prefix}/loader.extras.js` and written by
+ * `svc build` beside `manifest.json`.
+ */
+export const loaderExtrasPath: string | undefined = loaderFile(LOADER_EXTRAS_FILE);
+
+/** Absolute path of `file` of the installed `@svc/loader`, or undefined when it is not there. */
+export function loaderFile(file: string): string | undefined {
+  try {
+    return fileURLToPath(import.meta.resolve(`@svc/loader/${file}`));
+  } catch {
+    return undefined;
+  }
+}
