@@ -13,7 +13,7 @@
 import type { LiveEvent } from "@svc/protocol";
 import type * as SvcReact from "@svc/react";
 import type { SvcClient } from "@svc/runtime";
-import { readIsland, whenToHydrate } from "@svc/runtime/islands";
+import { readIsland, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
 import { followEvents } from "@svc/runtime/live";
 
 /** Set by the build from `package.json` (see build.ts): the loader checks it is its own. */
@@ -45,8 +45,7 @@ export interface IslandHost {
 export function hydrateIsland(container: Element, name: string, host: IslandHost): () => void {
   return whenToHydrate(container, async () => {
     try {
-      const { hashes } = readIsland(container);
-      const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+      const { hashes, names } = readIsland(container);
       for (const other of names) {
         if (hashes[other] !== undefined) host.client.setHash(other, hashes[other]);
       }
@@ -59,11 +58,7 @@ export function hydrateIsland(container: Element, name: string, host: IslandHost
           queryClient.setQueryData(S.svcQueryKeys.component(host.client, other), modules[i]);
         });
       }
-      host.hydrate((error) => {
-        console.error(
-          `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      });
+      host.hydrate(reportMismatch(name));
     } catch (error) {
       console.error(`svc: island "${name}":`, error);
     }

@@ -1,6 +1,6 @@
 import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
-import { readIsland, whenToHydrate } from "@svc/runtime/islands";
+import { readIsland, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
 import type { QueryClient } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";
@@ -59,8 +59,7 @@ async function hydrate(container: Element, options: HydrateIslandOptions): Promi
   try {
     const island = readIsland(container);
     const props = options.props ?? island.props;
-    const { hashes } = island;
-    const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+    const { hashes, names } = island;
     for (const other of names) {
       if (hashes[other] !== undefined) client.setHash(other, hashes[other]);
     }
@@ -82,11 +81,7 @@ async function hydrate(container: Element, options: HydrateIslandOptions): Promi
       createElement(ServerComponent, { name, props }),
     );
     const root = options.hydrateRoot(container, tree, {
-      onRecoverableError: (error) => {
-        console.error(
-          `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      },
+      onRecoverableError: reportMismatch(name),
     });
     options.onHydrated?.(root);
   } catch (error) {

@@ -69,8 +69,9 @@ function when(strategy: HydrateStrategy, container: Element, start: () => void):
 }
 
 /**
- * What an island needs to hydrate: its component, props (`data-svc-props`) and the hashes of
- * its own bundle and of every component it loaded on the server (`data-svc-deps`).
+ * What an island needs to hydrate: its component, props (`data-svc-props`), the hashes of its
+ * own bundle and of every component it loaded on the server (`data-svc-deps`), and the names
+ * of all of them, its own first: what to fetch at once before hydrating.
  *
  * @throws Error when `data-svc-props` is not a JSON object
  */
@@ -78,6 +79,7 @@ export function readIsland(container: Element): {
   name: string;
   props: Record<string, unknown>;
   hashes: Record<string, string>;
+  names: string[];
 } {
   const name = container.getAttribute(ISLAND_ATTRIBUTES.component) ?? "";
   const raw = container.getAttribute(ISLAND_ATTRIBUTES.props);
@@ -97,5 +99,18 @@ export function readIsland(container: Element): {
   >;
   const own = container.getAttribute(ISLAND_ATTRIBUTES.hash);
   if (own) hashes[name] = own;
-  return { name, props, hashes };
+  const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
+  return { name, props, hashes, names };
+}
+
+/**
+ * `hydrateRoot`'s `onRecoverableError` for the island of `name`: a mismatch React recovered
+ * from, reported with the component's name.
+ */
+export function reportMismatch(name: string): (error: unknown) => void {
+  return (error) => {
+    console.error(
+      `svc: the island "${name}" did not hydrate as the server rendered it: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  };
 }
