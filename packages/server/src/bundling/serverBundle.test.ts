@@ -3,7 +3,7 @@ import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
 import { evaluateServerBundle, mapServerFrames } from "../ssr/serverModule.ts";
 import { cn, writeTree } from "../test/fixtures.ts";
-import { type BundleOutput, contentHash, esbuildBundler } from "./bundler.ts";
+import { type BundleOutput, contentHash, esbuildBundler, type FinishedOutput } from "./bundler.ts";
 import { serverBundleOf } from "./serverBundle.ts";
 
 const FILES = {
@@ -33,6 +33,24 @@ async function browserBundle(
 }
 
 const decode = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
+
+/**
+ * The stack of the card's server bundle `plain` thrown while rendering ("boom"), its frames
+ * mapped through `withMap` (the same bundle with its source map).
+ */
+function mappedStack(plain: FinishedOutput, withMap: FinishedOutput): string {
+  const { module } = evaluateServerBundle(decode(plain.code), "card", plain.hash, {
+    react: { useState: (value: unknown) => [value] },
+    "react/jsx-runtime": { jsx: () => null },
+  });
+  let stack = "";
+  try {
+    (module.default as (props: object) => unknown)({ title: "boom" });
+  } catch (error) {
+    stack = (error as Error).stack ?? "";
+  }
+  return mapServerFrames(stack, "card", plain.hash, withMap.code);
+}
 
 describe("serverBundleOf", () => {
   it("makes the browser bundle CommonJS: shared modules required, stylesheets left to the island, asset URLs the render's", async () => {
@@ -73,17 +91,7 @@ describe("serverBundleOf", () => {
     const plain = await serverBundleOf(parts);
     const withMap = await serverBundleOf(parts, { sourcemap: true });
     expect(decode(withMap.code).startsWith(decode(plain.code))).toBe(true);
-    const { module } = evaluateServerBundle(decode(plain.code), "card", plain.hash, {
-      react: { useState: (value: unknown) => [value] },
-      "react/jsx-runtime": { jsx: () => null },
-    });
-    let stack = "";
-    try {
-      (module.default as (props: object) => unknown)({ title: "boom" });
-    } catch (error) {
-      stack = (error as Error).stack ?? "";
-    }
-    expect(mapServerFrames(stack, "card", plain.hash, withMap.code)).toMatch(
+    expect(mappedStack(plain, withMap)).toMatch(
       /at (Object\.)?Card \(component:\/\/card\/index\.tsx:7:31\)/,
     );
   });
@@ -124,18 +132,6 @@ export default function Card() {
     const withMap = await serverBundleOf(parts, { minify: true, sourcemap: true });
     expect(decode(plain.code)).not.toContain("__toESM");
     expect(decode(withMap.code).startsWith(decode(plain.code))).toBe(true);
-    const { module } = evaluateServerBundle(decode(plain.code), "card", plain.hash, {
-      react: { useState: (value: unknown) => [value] },
-      "react/jsx-runtime": { jsx: () => null },
-    });
-    let stack = "";
-    try {
-      (module.default as (props: object) => unknown)({ title: "boom" });
-    } catch (error) {
-      stack = (error as Error).stack ?? "";
-    }
-    expect(mapServerFrames(stack, "card", plain.hash, withMap.code)).toMatch(
-      /component:\/\/card\/index\.tsx:7:\d+\)/,
-    );
+    expect(mappedStack(plain, withMap)).toMatch(/component:\/\/card\/index\.tsx:7:\d+\)/);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * A component's server bundle, made from its browser bundle: the same code, as CommonJS for
  * the render (`serverModule.ts`) — no second build, no resolution. Converted by hand from the
- * positions its import table records (~0.15 ms, every line and column kept), or
- * by one `esbuild.transform` where that does not apply (`import()`, `import.meta`, no table):
- * a round trip to esbuild's process costs a few ms on a busy host. A browser bundle's only imports are the shared modules (which the render's
- * `require` answers with the server's own React and friends) and its stylesheets (which the
- * island links instead), so the conversion is all a server bundle needs; and since it is a
- * function of the browser bundle, the server renders exactly the code the browser hydrates
- * (CSS module class names, asset URLs, `process.env.NODE_ENV`), checked fresh by one check.
+ * positions its import table records (~0.15 ms, every line and column kept), or by one
+ * `esbuild.transform` where that does not apply (`import()`, `import.meta`, no table): a round
+ * trip to esbuild's process costs a few ms on a busy host. A browser bundle's only imports are
+ * the shared modules (which the render's `require` answers with the server's own React and
+ * friends) and its stylesheets (which the island links instead), so the conversion is all a
+ * server bundle needs; and since it is a function of the browser bundle, the server renders
+ * exactly the code the browser hydrates (CSS module class names, asset URLs,
+ * `process.env.NODE_ENV`), checked fresh by one check.
  */
 import {
   type ImportClause,
