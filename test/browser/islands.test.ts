@@ -270,7 +270,7 @@ describe("islands", () => {
 
   it("fetch a nested component's bundle together with the island's, not after it", async () => {
     const body = await island("outer", {});
-    expect(body).toContain('data-svc-deps="{&quot;inner&quot;:');
+    expect(body).toContain(`data-svc-deps='{"inner":`);
     const tab = await open("/nested.html", body);
     try {
       expect(await text(tab.page, ".inner")).toBe("nested");

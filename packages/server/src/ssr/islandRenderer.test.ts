@@ -85,14 +85,16 @@ describe.each(MODES)("renderIsland %s", (_mode, isolation) => {
     const html = await handlers.renderIsland(cn("counter"), { start: 3, label });
     const bundle = await handlers.getBundle(cn("counter"));
     expect(html).toMatch(
-      /^<div data-svc-component="counter" data-svc-props="[^"]*" data-svc-ssr="" /,
+      /^<div data-svc-component="counter" data-svc-props='[^']*' data-svc-ssr="" /,
     );
     expect(html).toContain(`data-svc-hash="${bundle.hash}" data-svc-hydrate="load">`);
     expect(html).not.toContain("<script>");
     expect(html).toContain("&lt;/p&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
-    const props = /data-svc-props="([^"]*)"/.exec(html)?.[1] ?? "";
+    const props = /data-svc-props='([^']*)'/.exec(html)?.[1] ?? "";
+    // In single quotes the JSON's own `"` stay as they are.
+    expect(props).toContain('{"start":3,"label":"&lt;/p&gt;');
+    expect(props).not.toContain("&quot;");
     const decoded = props
-      .replaceAll("&quot;", '"')
       .replaceAll("&lt;", "<")
       .replaceAll("&gt;", ">")
       .replaceAll("&#39;", "'")
@@ -123,7 +125,7 @@ describe.each(MODES)("renderIsland %s", (_mode, isolation) => {
     const inner = await handlers.getBundle(cn("inner"));
     expect(html).toContain("<em>from outer</em>");
     expect(html).toContain(`data-svc-hydrate="visible"`);
-    expect(html).toContain(`data-svc-deps="{&quot;inner&quot;:&quot;${inner.hash}&quot;}"`);
+    expect(html).toContain(`data-svc-deps='{"inner":"${inner.hash}"}'`);
   });
 
   it("waits for what a component suspends on, its own promise or a nested component, on every render", async () => {
@@ -187,9 +189,7 @@ export default function Waiter() {
     islands.forEach((html, i) => {
       const { options } = asked[i] as (typeof asked)[number];
       expect(html).toContain(`<p class="counter">L${i}&amp;<!-- -->: <!-- -->${i}</p>`);
-      expect(html).toContain(
-        `data-svc-props="{&quot;start&quot;:${i},&quot;label&quot;:&quot;L${i}&amp;&quot;}"`,
-      );
+      expect(html).toContain(`data-svc-props='{"start":${i},"label":"L${i}&amp;"}'`);
       expect(html).toContain(`data-svc-hydrate="${options.hydrate}"`);
       if ("apiBase" in options) expect(html).toContain(`data-svc-api="${options.apiBase}">`);
       else expect(html).not.toContain("data-svc-api");
@@ -477,7 +477,7 @@ describe("renderIsland in production", () => {
     const html = await handlers.renderIsland(cn("outer"), {});
     expect(html).toContain("<em>from outer</em>");
     expect(html).toContain(`data-svc-hash="${built.manifest.outer?.hash}"`);
-    expect(html).toContain(`&quot;inner&quot;:&quot;${built.manifest.inner?.hash}&quot;`);
+    expect(html).toContain(`"inner":"${built.manifest.inner?.hash}"`);
   });
 
   it("refuses a server bundle that does not match its integrity", async () => {

@@ -6,7 +6,7 @@ import {
   InvalidPropsError,
   ISLAND_ATTRIBUTES,
 } from "@svc/protocol";
-import { escapeHtml } from "../util/html.ts";
+import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
 import type {
   IslandSources,
@@ -161,7 +161,7 @@ export class IslandRenderer {
       styles === ""
         ? ""
         : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
-    const escapedProps = escapeHtml(JSON.stringify(props));
+    const escapedProps = escapeSingleQuoted(JSON.stringify(props));
     // It loaded no other component (each one loaded has its server bundle here).
     if (bundles.size === 1) {
       return `${frame.links}${style}${frame.open}${escapedProps}${frame.attributes}${frame.api}>${html}</div>`;
@@ -174,7 +174,9 @@ export class IslandRenderer {
       deps[other] = loaded[other] as string;
     }
     const list =
-      deps === undefined ? "" : ` ${ISLAND_ATTRIBUTES.deps}="${escapeHtml(JSON.stringify(deps))}"`;
+      deps === undefined
+        ? ""
+        : ` ${ISLAND_ATTRIBUTES.deps}='${escapeSingleQuoted(JSON.stringify(deps))}'`;
     const links = linksOf(name, own, bundles, loaded, apiBase);
     return `${links}${style}${frame.open}${escapedProps}${frame.attributes}${list}${frame.api}>${html}</div>`;
   }
@@ -245,7 +247,10 @@ export class IslandRenderer {
 interface Frame {
   /** The stylesheet links of the component alone (nothing else rendered inside). */
   links: string;
-  /** `<div` and the attributes before the props' value, up to its opening quote. */
+  /**
+   * `<div` and the attributes before the props' value, up to its opening quote: a single
+   * one, so the JSON's own `"` need no escaping (see `escapeSingleQuoted`).
+   */
   open: string;
   /** From the props' closing quote to the strategy, inclusive. */
   attributes: string;
@@ -262,8 +267,8 @@ function createFrame(
   const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
   return {
     links: linksOf(name, own, new Map([[name, own]]), {}, apiBase),
-    open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}="`,
-    attributes: `" ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
+    open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='`,
+    attributes: `' ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
     api: options.apiBase === undefined ? "" : ` data-svc-api="${escapeHtml(options.apiBase)}"`,
   };
 }
