@@ -39,12 +39,6 @@ export interface BundleOptions {
   sourcemap?: boolean;
   /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
   mode?: "development" | "production";
-  /**
-   * Who runs the bundle: `"browser"` (an ES module for pages, ES2020) or `"server"` (a
-   * CommonJS module for Node, which svc evaluates to render the component to HTML). Both
-   * leave the shared modules external and read the same files. Default: "browser".
-   */
-  target?: "browser" | "server";
 }
 
 /** A file a bundle refers to, served next to it: a stylesheet or an asset. */
@@ -127,7 +121,6 @@ export function createEsbuildOptions(
   const workingDir = workingDirOf(components);
   const mode = options.mode ?? "development";
   const minify = options.minify ?? false;
-  const server = options.target === "server";
   const files = new ComponentFiles();
   const built: SvcEsbuildOptions = {
     absWorkingDir: workingDir,
@@ -136,9 +129,9 @@ export function createEsbuildOptions(
     bundle: true,
     write: false,
     metafile: true,
-    format: server ? "cjs" : "esm",
-    platform: server ? "node" : "browser",
-    target: server ? "node22" : "es2020",
+    format: "esm",
+    platform: "browser",
+    target: "es2020",
     jsx: "automatic",
     external: [...EXTERNALS],
     minifyWhitespace: minify,
@@ -460,7 +453,7 @@ export const esbuildBundler: Bundler = {
     // Without the CSS-module plugin unless the component may need it (esbuild is slower with
     // any plugin); if its output shows a CSS module after all, built again with it.
     const guess = options.minify === true || mayUseCssModules(component);
-    if (options.target !== "server") void loadParser();
+    void loadParser();
     let run = await bundleOnce(component, { ...options, cssModules: guess });
     if (!guess && run.finished.cssModules) {
       run = await bundleOnce(component, { ...options, cssModules: true });
@@ -471,17 +464,16 @@ export const esbuildBundler: Bundler = {
       run = await bundleOnce(component, { ...options, readableNames: true });
     }
     const { finished, inputs, resolutions } = run;
-    const output: BundleOutput = {
+    return {
       code: finished.code,
       hash: finished.hash,
       inputs,
       resolutions,
       stylesheets: finished.stylesheets,
       assets: finished.assets,
+      // From the final run's inputs: the module graph of the bundle that is served.
+      dependencies: await detectDependencies(inputs, component.name),
     };
-    if (options.target === "server") return output;
-    // From the final run's inputs: the module graph of the bundle that is served.
-    return { ...output, dependencies: await detectDependencies(inputs, component.name) };
   },
 };
 

@@ -401,7 +401,7 @@ interface FinishedBundle extends FinishedComponent {
  */
 async function bundleAll(
   components: readonly Component[],
-  options: { minify: boolean; sourcemap: boolean; target?: "browser" | "server" },
+  options: { minify: boolean; sourcemap: boolean },
 ): Promise<FinishedBundle[]> {
   const pass = async (entries: readonly Component[], readableNames: boolean) => {
     const esbuildOptions = createEsbuildOptions(entries, {
@@ -426,13 +426,10 @@ async function bundleAll(
         const inputs = Object.keys(
           result.metafile.outputs[toPosix(relative(workingDir, js))]?.inputs ?? {},
         );
-        const dependencies =
-          options.target === "server"
-            ? []
-            : await detectDependencies(
-                inputs.map((input) => resolve(workingDir, input)),
-                component.name,
-              );
+        const dependencies = await detectDependencies(
+          inputs.map((input) => resolve(workingDir, input)),
+          component.name,
+        );
         return { name: component.name, ...finished, dependencies };
       }),
     );

@@ -68,7 +68,7 @@ export function serverFramesOf(stack: string): { name: string; serverHash: strin
 }
 
 /**
- * Evaluates a server bundle (CommonJS, as svc builds it for `target: "server"`) as a function
+ * Evaluates a server bundle (CommonJS, as `serverBundleOf` makes it from the browser bundle) as a function
  * of its own — never through Node's module cache, which keeps every version it ever loaded,
  * nor V8's compilation cache (see `compile`). Nothing holds on to a version but whoever holds
  * its `EvaluatedBundle`, so replacing it lets the old one be collected: memory stays flat
