@@ -88,13 +88,17 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       plugins: [withoutUrlLoading, extrasOnDemand],
     }),
   ]);
-  const esm = await esbuild.build({
+  // The two ES modules: no script wrapper, minified, kept in memory until all are built.
+  const module = {
     ...common,
     format: "esm",
     banner: {},
     footer: {},
     write: false,
     minify: true,
+  } as const;
+  const esm = await esbuild.build({
+    ...module,
     define: {
       ...common.define,
       __SVC_MODULE_LOADING__: '"url"',
@@ -104,13 +108,8 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     plugins: [importMapExternals],
   });
   const extras = await esbuild.build({
-    ...common,
+    ...module,
     entryPoints: [`${here}src/extras.ts`],
-    format: "esm",
-    banner: {},
-    footer: {},
-    write: false,
-    minify: true,
     define: {
       __SVC_LOADER_VERSION__: JSON.stringify(version),
       "process.env.NODE_ENV": '"production"',

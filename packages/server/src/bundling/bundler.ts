@@ -105,6 +105,16 @@ export type SvcEsbuildOptions = esbuild.BuildOptions & {
 
 const filesOfOptions = new WeakMap<object, ComponentFiles>();
 
+/** What every esbuild run for the browser shares: one ES module for ES2020, kept in memory. */
+export const BROWSER_BUILD = {
+  bundle: true,
+  write: false,
+  metafile: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2020",
+} as const satisfies esbuild.BuildOptions;
+
 /**
  * The one place esbuild options are made: the dev server (one entry) and `svc build` (all
  * entries in one pass) both call this, so the same sources and options give the same bytes.
@@ -126,12 +136,7 @@ export function createEsbuildOptions(
     absWorkingDir: workingDir,
     entryPoints: Object.fromEntries(components.map((c) => [fileSafeName(c.name), c.entry])),
     outdir: workingDir,
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2020",
+    ...BROWSER_BUILD,
     jsx: "automatic",
     external: [...EXTERNALS],
     minifyWhitespace: minify,

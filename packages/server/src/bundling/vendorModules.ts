@@ -17,6 +17,7 @@ import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
 import { loaderFile } from "../util/loaderFiles.ts";
+import { BROWSER_BUILD } from "./bundler.ts";
 
 /** The modules the import map maps (`IMPORT_MAP_MODULES` of the protocol). */
 export const VENDOR_MODULES = IMPORT_MAP_MODULES;
@@ -237,12 +238,7 @@ async function buildOne(
 ): Promise<{ code: Uint8Array; imports: VendorModuleName[] }> {
   const common: esbuild.BuildOptions = {
     absWorkingDir: resolveDir,
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2020",
+    ...BROWSER_BUILD,
     minify: true,
     legalComments: "none",
     logLevel: "silent",
