@@ -1,4 +1,9 @@
-import { type BundleListEntry, type ComponentName, isValidName } from "@svc/protocol";
+import {
+  type BundleListEntry,
+  type ComponentName,
+  isValidName,
+  type ManifestEntry,
+} from "@svc/protocol";
 import { BundleCache, type CachedBundle } from "../bundling/bundleCache.ts";
 import {
   type BundleFile,
@@ -295,14 +300,13 @@ export function createHandlers(
    */
   async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
-    const below = (file: string) => file.replace(/^bundles\//, "");
     let server: { code: Uint8Array; hash: string };
     let hash: string;
     let stylesheets: string[];
     if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
       server = await prebuilt.readServer(name, prebuiltEntry.server);
       hash = prebuiltEntry.hash;
-      stylesheets = (prebuiltEntry.css ?? []).map(({ file }) => below(file));
+      stylesheets = builtStylesheets(prebuiltEntry);
     } else {
       // Built without server bundles (`--no-ssr`): made from the build's browser bundle.
       const fromBuild = prebuiltEntry === undefined ? undefined : prebuilt?.read(name);
@@ -363,7 +367,9 @@ export function createHandlers(
    * and for components of a build directory. The warm path of a render in development.
    */
   function islandAtHand(name: ComponentName): IslandSource | undefined {
-    const component = prebuilt?.entry(name) === undefined ? registry.get(name) : undefined;
+    const entry = prebuilt?.entry(name);
+    if (entry !== undefined) return builtIslandAtHand(name, entry);
+    const component = registry.get(name);
     if (component === undefined) return undefined;
     // One check: the server bundle is made from the browser bundle, fresh when it is.
     const browser = cache.peek(component);
@@ -384,6 +390,40 @@ export function createHandlers(
       from: [server, schema],
     };
     islandSources.set(browser, fresh);
+    return fresh;
+  }
+
+  /** What {@link builtIslandAtHand} gave for each manifest entry: the same objects while unchanged. */
+  const builtIslands = new WeakMap<ManifestEntry, IslandSource & { from: readonly unknown[] }>();
+
+  /**
+   * {@link islandAtHand} for a component of the build directory: its server bundle once read
+   * (a build without server bundles goes the long way), its metadata as {@link metadataOf}
+   * makes it, kept per manifest entry (a new build has new entries) and `schema.json`.
+   */
+  function builtIslandAtHand(name: ComponentName, entry: ManifestEntry): IslandSource | undefined {
+    const server = entry.server === undefined ? undefined : prebuilt?.peekServer(name);
+    if (server === undefined) return undefined;
+    const component = registry.get(name);
+    let schema: ReturnType<SchemaReader["read"]>;
+    try {
+      schema = component === undefined ? undefined : schemas.read(component);
+    } catch {
+      return undefined; // asked again the slow way, which reports it
+    }
+    const known = builtIslands.get(entry);
+    if (known !== undefined && known.from[0] === server && known.from[1] === schema) return known;
+    const fresh = {
+      bundle: {
+        code: server.code,
+        serverHash: server.hash,
+        hash: entry.hash,
+        stylesheets: builtStylesheets(entry),
+      },
+      metadata: builtMetadata(name, entry, schema),
+      from: [server, schema],
+    };
+    builtIslands.set(entry, fresh);
     return fresh;
   }
 
@@ -572,14 +612,21 @@ export function createHandlers(
     const component = entry === undefined ? await lookUp(name) : registry.get(name);
     if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
     const schema = component === undefined ? undefined : schemas.read(component);
-    if (entry !== undefined) {
-      const dependencies = entry.dependencies ?? [];
-      return buildMetadata(name, schema, entry.hash, dependencies, {
-        preload: preloadsOf(name, dependencies).map((p) => p.name),
-        stylesheets: (entry.css ?? []).map(({ file }) => file.replace(/^bundles\//, "")),
-      });
-    }
+    if (entry !== undefined) return builtMetadata(name, entry, schema);
     return liveMetadata(name, schema, await liveBundle(name));
+  }
+
+  /** The metadata of a component of the build directory, its manifest entry `entry`. */
+  function builtMetadata(
+    name: ComponentName,
+    entry: ManifestEntry,
+    schema: ReturnType<SchemaReader["read"]>,
+  ): ComponentMetadata {
+    const dependencies = entry.dependencies ?? [];
+    return buildMetadata(name, schema, entry.hash, dependencies, {
+      preload: preloadsOf(name, dependencies).map((p) => p.name),
+      stylesheets: builtStylesheets(entry),
+    });
   }
 
   /** The metadata of a component served from its sources, its browser bundle `bundle`. */
@@ -640,6 +687,11 @@ export function createHandlers(
     liveBundle(name).catch(() => {}); // its own request reports a failure
     return { dependencies: [] };
   }
+}
+
+/** A build's stylesheets of one entry, as paths below `bundles/` (what an island links). */
+function builtStylesheets(entry: ManifestEntry): string[] {
+  return (entry.css ?? []).map(({ file }) => file.replace(/^bundles\//, ""));
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

@@ -35,6 +35,8 @@ interface Generation {
   ready: Map<string, PrebuiltBundle>;
   /** Server bundles read so far (or being read), by component name. */
   servers: Map<string, Promise<PrebuiltBundle>>;
+  /** Server bundles read and checked, by component name: what {@link PrebuiltBundles.peekServer} answers. */
+  serversReady: Map<string, PrebuiltBundle>;
 }
 
 /**
@@ -131,11 +133,25 @@ export class PrebuiltBundles {
     if (pending === undefined) {
       pending = this.#readServer(name, server);
       generation.servers.set(name, pending);
-      pending.catch(() => {
-        if (generation.servers.get(name) === pending) generation.servers.delete(name);
-      });
+      pending.then(
+        (bundle) => {
+          if (generation.servers.get(name) === pending) generation.serversReady.set(name, bundle);
+        },
+        () => {
+          if (generation.servers.get(name) === pending) generation.servers.delete(name);
+        },
+      );
     }
     return pending;
+  }
+
+  /**
+   * The server bundle of `name` when the build in use lists it and it is already read into
+   * memory, else undefined: the synchronous fast path of {@link readServer}, which a warm
+   * render takes.
+   */
+  peekServer(name: string): PrebuiltBundle | undefined {
+    return this.#fresh().serversReady.get(name);
   }
 
   async #readServer(
@@ -230,6 +246,14 @@ export class PrebuiltBundles {
   #load(): Generation {
     const stamp = stampOf(this.#manifestPath);
     const { bytes, manifest } = readManifestFile(this.dir);
-    return { stamp, manifest, bytes, bundles: new Map(), ready: new Map(), servers: new Map() };
+    return {
+      stamp,
+      manifest,
+      bytes,
+      bundles: new Map(),
+      ready: new Map(),
+      servers: new Map(),
+      serversReady: new Map(),
+    };
   }
 }

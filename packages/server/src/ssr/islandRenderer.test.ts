@@ -480,6 +480,49 @@ describe("renderIsland in production", () => {
     expect(html).toContain(`"inner":"${built.manifest.inner?.hash}"`);
   });
 
+  it("renders warm from the build in use, a new build from the next turn on", async () => {
+    const { dir, registry } = setup();
+    const outDir = join(writeTree({}), "build");
+    const first = await build({ registry, outDir });
+    const handlers = createHandlers(registry, { logger: silentLogger, buildDir: outDir });
+    for (let i = 0; i < 3; i++) {
+      const html = await handlers.renderIsland(cn("inner"), { text: `x${i}` });
+      expect(html).toContain(`<em>x${i}</em>`);
+      expect(html).toContain(`data-svc-hash="${first.manifest.inner?.hash}"`);
+    }
+    writeFileSync(
+      join(dir, "inner/index.tsx"),
+      "export default function Inner({ text }: { text: string }) {\n  return <b>{text}</b>;\n}\n",
+    );
+    const next = await build({ registry, outDir });
+    await new Promise((resolve) => setImmediate(resolve)); // the manifest is checked once a turn
+    for (let i = 0; i < 3; i++) {
+      const html = await handlers.renderIsland(cn("inner"), { text: `y${i}` });
+      expect(html).toContain(`<b>y${i}</b>`);
+      expect(html).toContain(`data-svc-hash="${next.manifest.inner?.hash}"`);
+    }
+  });
+
+  it("checks a warm component's props against schema.json as it is, its sources beside the build", async () => {
+    const { dir, registry } = setup();
+    settleWrites();
+    const outDir = join(writeTree({}), "build");
+    await build({ registry, outDir });
+    const handlers = createHandlers(registry, { logger: silentLogger, buildDir: outDir });
+    for (let i = 0; i < 3; i++) {
+      expect(await handlers.renderIsland(cn("counter"), { start: i })).toContain(`${i}</p>`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    writeFileSync(
+      join(dir, "counter/schema.json"),
+      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
+    expect(refused).toMatchObject({ kind: "InvalidProps" });
+    expect(refused?.message).toMatch(/start: .*string/);
+  });
+
   it("refuses a server bundle that does not match its integrity", async () => {
     const { registry } = setup();
     const outDir = join(writeTree({}), "build");
