@@ -11,6 +11,9 @@
  *   and 64 at once (a page of islands): per-render time, median of batches; and the CPU time of
  *   the process's threads per render, 64 at once. Each round runs both sides back to back,
  *   in turn first; the ratio is the median of the rounds' own ratios.
+ * - The same, one at a time, in production: a handler set serving the store's `svc build`
+ *   output (server bundles read once and kept; the sources beside it, so `schema.json` is
+ *   still checked once a turn).
  * - The same, one at a time, with `renderIsolation: "worker"` (informational: no target; the
  *   round trip between threads alone costs several times the direct render).
  * - Cold render (a new handler set: the browser bundle built, the server bundle made from it
@@ -31,6 +34,8 @@
  * waits on I/O), so the handler set's per-turn freshness checks of the bundles and of
  * `schema.json` run once per batch, not per render; the props are checked on every render.
  */
+
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -38,6 +43,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  build,
   ComponentRegistry,
   createHandlers,
   createNodeHandler,
@@ -99,9 +105,15 @@ async function warmRender(): Promise<Row[]> {
   const direct = await directRender();
   const handlers = storeHandlers();
   const workerHandlers = storeHandlers("worker");
+  // Production: the store's `svc build` output, its sources beside it (schema.json still read).
+  const registry = new ComponentRegistry(COMPONENTS, { logger: silentLogger });
+  const buildDir = mkdtempSync(join(tmpdir(), "svc-bench-ssr-build-"));
+  await build({ registry, outDir: buildDir, logger: silentLogger });
+  const built = createHandlers(registry, { logger: silentLogger, buildDir });
   const svc = () => handlers.renderIsland(PRODUCT, PROPS);
   const inWorker = () => workerHandlers.renderIsland(PRODUCT, PROPS);
-  for (const html of [await svc(), await inWorker(), direct()]) {
+  const fromBuild = () => built.renderIsland(PRODUCT, PROPS);
+  for (const html of [await svc(), await inWorker(), await fromBuild(), direct()]) {
     // bundles built, the worker started
     if (!html.includes("Stoneware Mug")) {
       throw new Error("ssr bench: the product card did not render its name");
@@ -111,6 +123,7 @@ async function warmRender(): Promise<Row[]> {
   const concurrent = 64;
   const directTimes: number[] = [];
   const serialTimes: number[] = [];
+  const builtTimes: number[] = [];
   const workerTimes: number[] = [];
   const concurrentTimes: number[] = [];
   const directCpu: number[] = [];
@@ -123,6 +136,7 @@ async function warmRender(): Promise<Row[]> {
   for (let round = 0; round < 24; round++) {
     let d = 0;
     let s = 0;
+    let b = 0;
     const runDirect = async () => {
       const dCpu = cpu();
       d = await timeMs(async () => {
@@ -135,8 +149,15 @@ async function warmRender(): Promise<Row[]> {
         for (let i = 0; i < batch; i++) await svc();
       });
     };
+    const runBuilt = async () => {
+      b = await timeMs(async () => {
+        for (let i = 0; i < batch; i++) await fromBuild();
+      });
+    };
     // In turn first: whatever one leaves behind (garbage to collect) weighs on each alike.
-    for (const run of round % 2 === 0 ? [runDirect, runSvc] : [runSvc, runDirect]) await run();
+    const runs = [runDirect, runSvc, runBuilt];
+    for (let i = 0; i < runs.length; i++)
+      await (runs[(round + i) % runs.length] as () => Promise<void>)();
     const w = await timeMs(async () => {
       for (let i = 0; i < batch; i++) await inWorker();
     });
@@ -154,9 +175,11 @@ async function warmRender(): Promise<Row[]> {
     }
     directTimes.push((d / batch) * 1000);
     serialTimes.push((s / batch) * 1000);
+    builtTimes.push((b / batch) * 1000);
     workerTimes.push((w / batch) * 1000);
     concurrentTimes.push((c / (Math.ceil(batch / concurrent) * concurrent)) * 1000);
   }
+  rmSync(buildDir, { recursive: true, force: true });
   // The ratio is the median of each round's own ratio: the host's speed moves between rounds
   // (by 2× on a shared machine), hardly within one, where both sides ran back to back.
   const row = (name: string, times: number[], baselines = directTimes): Row => {
@@ -167,8 +190,12 @@ async function warmRender(): Promise<Row[]> {
   };
   return [
     row(
-      "warm render, store product card, one at a time (svc renderIsland in process vs renderToString in process)",
+      "warm render, store product card, one at a time, development (svc renderIsland in process vs renderToString in process)",
       serialTimes,
+    ),
+    row(
+      "warm render, store product card, one at a time, production (a handler set serving the svc build directory) vs renderToString in process",
+      builtTimes,
     ),
     row(
       `warm render, store product card, ${concurrent} at once (svc renderIsland in process vs renderToString in process)`,
