@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
-import { createHandlers } from "../http/handlers.ts";
+import { createHandlers, type Handlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
 import { build } from "../production/build.ts";
 import { cn, settleWrites, writeTree } from "../test/fixtures.ts";
@@ -68,6 +68,25 @@ const failure = (promise: Promise<unknown>) =>
     () => undefined,
     (error: Error & { kind?: string }) => error,
   );
+
+/**
+ * Renders "counter" warm three times, makes `start` a string in its `schema.json`, and
+ * expects the next turn's render to check the props against the new schema.
+ */
+async function expectSchemaEditSeen(dir: string, handlers: Handlers): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    expect(await handlers.renderIsland(cn("counter"), { start: i })).toContain(`${i}</p>`);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  writeFileSync(
+    join(dir, "counter/schema.json"),
+    JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
+  expect(refused).toMatchObject({ kind: "InvalidProps" });
+  expect(refused?.message).toMatch(/start: .*string/);
+}
 
 /** Each render isolation: the tests of the first group run against both. */
 const MODES = [
@@ -201,18 +220,7 @@ export default function Waiter() {
   it("checks a warm component's props against schema.json as it is in the next turn after an edit", async () => {
     const { dir, handlers } = setupIn();
     settleWrites(); // or the builds are racy and never kept: every render would be cold
-    for (let i = 0; i < 3; i++) {
-      expect(await handlers.renderIsland(cn("counter"), { start: i })).toContain(`${i}</p>`);
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-    writeFileSync(
-      join(dir, "counter/schema.json"),
-      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
-    expect(refused).toMatchObject({ kind: "InvalidProps" });
-    expect(refused?.message).toMatch(/start: .*string/);
+    await expectSchemaEditSeen(dir, handlers);
     expect(await handlers.renderIsland(cn("counter"), { start: "2" })).toContain("2</p>");
   });
 
@@ -509,18 +517,7 @@ describe("renderIsland in production", () => {
     const outDir = join(writeTree({}), "build");
     await build({ registry, outDir });
     const handlers = createHandlers(registry, { logger: silentLogger, buildDir: outDir });
-    for (let i = 0; i < 3; i++) {
-      expect(await handlers.renderIsland(cn("counter"), { start: i })).toContain(`${i}</p>`);
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-    writeFileSync(
-      join(dir, "counter/schema.json"),
-      JSON.stringify({ type: "object", properties: { start: { type: "string" } } }),
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    const refused = await failure(handlers.renderIsland(cn("counter"), { start: 1 }));
-    expect(refused).toMatchObject({ kind: "InvalidProps" });
-    expect(refused?.message).toMatch(/start: .*string/);
+    await expectSchemaEditSeen(dir, handlers);
   });
 
   it("refuses a server bundle that does not match its integrity", async () => {
