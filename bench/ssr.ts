@@ -108,7 +108,7 @@ async function warmRender(): Promise<Row[]> {
   // Production: the store's `svc build` output, its sources beside it (schema.json still read).
   const registry = new ComponentRegistry(COMPONENTS, { logger: silentLogger });
   const buildDir = mkdtempSync(join(tmpdir(), "svc-bench-ssr-build-"));
-  await build({ registry, outDir: buildDir, logger: silentLogger });
+  await build({ registry, outDir: buildDir });
   const built = createHandlers(registry, { logger: silentLogger, buildDir });
   const svc = () => handlers.renderIsland(PRODUCT, PROPS);
   const inWorker = () => workerHandlers.renderIsland(PRODUCT, PROPS);
