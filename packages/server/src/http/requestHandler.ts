@@ -281,9 +281,13 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
         return bundleResponse(request, ready, readyVendor);
       }
       const options = request.readFromSocket === true ? FROM_SOCKET : undefined;
-      return handlers
-        .getBundle(name, options)
-        .then(async (bundle) => bundleResponse(request, bundle, await vendorLinks(bundle.code)));
+      // No async function: a warm bundle's links are known, and each await is a microtask.
+      return handlers.getBundle(name, options).then((bundle) => {
+        const vendor = vendorLinks(bundle.code);
+        return vendor instanceof Promise
+          ? vendor.then((links) => bundleResponse(request, bundle, links))
+          : bundleResponse(request, bundle, vendor);
+      });
     }
     case "stylesheet": {
       const name = decodeName(route.name);
