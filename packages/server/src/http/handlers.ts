@@ -363,8 +363,8 @@ export function createHandlers(
 
   /**
    * {@link serverBundle} and {@link metadataOf} at once, without waiting, when both bundles are
-   * cached and fresh and the schema readable (the same checks as theirs); undefined otherwise,
-   * and for components of a build directory. The warm path of a render in development.
+   * cached and fresh and the schema readable (the same checks as theirs); undefined otherwise.
+   * The warm path of a render, in development and (see {@link builtIslandAtHand}) production.
    */
   function islandAtHand(name: ComponentName): IslandSource | undefined {
     const entry = prebuilt?.entry(name);
