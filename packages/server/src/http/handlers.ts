@@ -300,22 +300,16 @@ export function createHandlers(
    */
   async function serverBundle(name: ComponentName): Promise<ServerBundle> {
     const prebuiltEntry = prebuilt?.entry(name);
-    let server: { code: Uint8Array; hash: string };
-    let hash: string;
-    let stylesheets: string[];
     if (prebuiltEntry?.server !== undefined && prebuilt !== undefined) {
-      server = await prebuilt.readServer(name, prebuiltEntry.server);
-      hash = prebuiltEntry.hash;
-      stylesheets = builtStylesheets(prebuiltEntry);
-    } else {
-      // Built without server bundles (`--no-ssr`): made from the build's browser bundle.
-      const fromBuild = prebuiltEntry === undefined ? undefined : prebuilt?.read(name);
-      const browser = fromBuild === undefined ? await liveBundle(name) : await fromBuild;
-      server = await serverOf(browser);
-      hash = browser.hash;
-      stylesheets = browser.stylesheets.map((sheet) => sheet.path);
+      const server = await prebuilt.readServer(name, prebuiltEntry.server);
+      return builtServerBundle(prebuiltEntry, server);
     }
-    return { code: server.code, serverHash: server.hash, hash, stylesheets };
+    // From sources, or a build without server bundles (`--no-ssr`): made from the browser bundle.
+    const fromBuild = prebuiltEntry === undefined ? undefined : prebuilt?.read(name);
+    const browser = fromBuild === undefined ? await liveBundle(name) : await fromBuild;
+    const server = await serverOf(browser);
+    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
+    return { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets };
   }
 
   /**
@@ -414,12 +408,7 @@ export function createHandlers(
     const known = builtIslands.get(entry);
     if (known !== undefined && known.from[0] === server && known.from[1] === schema) return known;
     const fresh = {
-      bundle: {
-        code: server.code,
-        serverHash: server.hash,
-        hash: entry.hash,
-        stylesheets: builtStylesheets(entry),
-      },
+      bundle: builtServerBundle(entry, server),
       metadata: builtMetadata(name, entry, schema),
       from: [server, schema],
     };
@@ -687,6 +676,19 @@ export function createHandlers(
     liveBundle(name).catch(() => {}); // its own request reports a failure
     return { dependencies: [] };
   }
+}
+
+/** The server bundle `server` of a build's `entry`, as the island renderer takes it. */
+function builtServerBundle(
+  entry: ManifestEntry,
+  server: { code: Uint8Array; hash: string },
+): ServerBundle {
+  return {
+    code: server.code,
+    serverHash: server.hash,
+    hash: entry.hash,
+    stylesheets: builtStylesheets(entry),
+  };
 }
 
 /** A build's stylesheets of one entry, as paths below `bundles/` (what an island links). */
