@@ -12,8 +12,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { writeTypicalComponent } from "./core.ts";
-import { median, pinning, pinSelf, type Row } from "./lib.ts";
+import { median, pinning, pinSelf, type Row, writeTypicalComponent } from "./lib.ts";
 
 const FRAMEWORKS = process.env.SVC_BENCH_FRAMEWORKS?.split(",") ?? [
   "node",
@@ -167,7 +166,7 @@ function headersOf(res: Response): string {
   return lines.sort().join("\n");
 }
 
-async function warmThroughput(
+export async function warmThroughput(
   framework: string,
   mode: Mode,
   server: Server,

@@ -1,6 +1,8 @@
 /** Shared helpers for `npm run bench`: rows, medians, the printed table. */
 import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface Row {
@@ -111,4 +113,37 @@ export async function startServerProcess(
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** A typical three-file component: barrel index, implementation, helper. */
+export function writeTypicalComponent(root: string, name = "card"): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "index.tsx"), 'export { default } from "./Card";\n');
+  writeFileSync(
+    join(dir, "Card.tsx"),
+    `import { useState } from "react";
+import { formatPrice } from "./format";
+export interface CardProps { title: string; price: number; tags?: string[] }
+export default function Card({ title, price, tags = [] }: CardProps) {
+  const [open, setOpen] = useState(false);
+  return (
+    <article className="card">
+      <h3 onClick={() => setOpen(!open)}>{title}</h3>
+      <p>{formatPrice(price)}</p>
+      {open && <ul>{tags.map((t) => <li key={t}>{t}</li>)}</ul>}
+    </article>
+  );
+}
+`,
+  );
+  writeFileSync(
+    join(dir, "format.ts"),
+    `const formatter = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+export function formatPrice(value: number): string {
+  return formatter.format(value);
+}
+`,
+  );
+  return dir;
 }

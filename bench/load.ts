@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { writeTypicalComponent } from "./core.ts";
-import { type Row, type ServerProcess, startServerProcess } from "./lib.ts";
+import { type Row, type ServerProcess, startServerProcess, writeTypicalComponent } from "./lib.ts";
 
 type Mode = "bare" | "node" | "fastify";
 

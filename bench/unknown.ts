@@ -19,8 +19,14 @@ import { Agent, request } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeTypicalComponent } from "./core.ts";
-import { median, pinning, pinSelf, type Row, startServerProcess } from "./lib.ts";
+import {
+  median,
+  pinning,
+  pinSelf,
+  type Row,
+  startServerProcess,
+  writeTypicalComponent,
+} from "./lib.ts";
 
 const COMPONENTS = 5000;
 const SECONDS = Number(process.env.SVC_UNKNOWN_SECONDS ?? 10);
