@@ -188,6 +188,33 @@ describe("compilePropsCheck", () => {
     }
   });
 
+  it("agrees with the interpreter on the props object: hidden and `__proto__` keys, required names repeated or changed", () => {
+    const hidden = Object.defineProperty({ b: "x" }, "a", { value: 1, enumerable: false });
+    const ownProto = JSON.parse('{"__proto__": {"a": 1}, "b": "x"}') as Record<string, unknown>;
+    const schema = {
+      properties: { a: { type: "string" }, b: { type: "string" } },
+      additionalProperties: false,
+    };
+    const check = compilePropsCheck(schema, "2020-12");
+    const cases: [Record<string, unknown>, string[]][] = [
+      [hidden, []], // valid: the interpreter's copy has no `a`
+      [hidden, ["a"]], // `a` is not there for the interpreter either
+      [ownProto, []],
+      [{ a: "x", b: "y" }, ["a", "a"]],
+      [{ a: "x" }, ["a", "b"]],
+      [{ a: "x", b: "y" }, ["a", "b"]],
+      [{ a: "x", b: "y" }, ["ref"]],
+    ];
+    // One check, the required names changing from call to call.
+    for (const [given, required] of cases) {
+      expect([given, required, check?.(given, required)]).toEqual([
+        given,
+        required,
+        interpreted({ ...schema, required }, given) === true,
+      ]);
+    }
+  });
+
   it("compiles the store's product schema and passes its card's props without the interpreter", () => {
     const schema = {
       type: "object",

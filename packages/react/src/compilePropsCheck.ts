@@ -54,8 +54,6 @@ const KEYWORDS = new Set([
   "additionalProperties",
 ]);
 
-const isEnumerable = Object.prototype.propertyIsEnumerable;
-
 /** Not compilable: the schema is interpreted. */
 class Unsupported extends Error {}
 
@@ -81,33 +79,40 @@ export function compilePropsCheck(
       schema.additionalProperties === undefined
         ? undefined
         : compileSchema(schema.additionalProperties, draft);
+    /** `required` as last seen (the schema's own array): its distinct names, and whether `ref` is one. */
+    let lastRequired: readonly string[] | undefined;
+    let requiredCount = 0;
+    let requiresRef = false;
     return (props, required) => {
       // As `validateProps`: a schema without properties or required ones constrains nothing.
       if (properties.length === 0 && required.length === 0) return true;
+      if (required !== lastRequired) {
+        lastRequired = required;
+        requiredCount = new Set(required).size;
+        requiresRef = required.includes("ref");
+      }
+      // `ref` never reaches the interpreter's copy: a schema requiring it fails, with its message.
+      if (requiresRef) return false;
       // `validateProps` compares props as JSON would carry them: an own enumerable key whose
-      // value is not undefined, `ref` left out.
-      for (let i = 0; i < required.length; i++) {
-        const key = required[i] as string;
-        if (key === "ref" || props[key] === undefined || !isEnumerable.call(props, key)) {
+      // value is not undefined, `ref` left out (`Object.keys`, as the interpreter's copy is
+      // made from `Object.entries`). `__proto__` would not be a key of that copy: interpreted.
+      const keys = Object.keys(props);
+      let present = 0;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (key === "ref") continue;
+        if (key === "__proto__") return false;
+        const value = props[key];
+        if (value === undefined) continue;
+        if (required.length > 0 && required.includes(key)) present++;
+        const check = checkOf(properties, key);
+        if (check !== undefined) {
+          if (!check(value)) return false;
+        } else if (additional !== undefined && !additional(value)) {
           return false;
         }
       }
-      for (let i = 0; i < properties.length; i += 2) {
-        const key = properties[i] as string;
-        if (key === "ref" || !isEnumerable.call(props, key)) continue;
-        const value = props[key];
-        if (value !== undefined && !(properties[i + 1] as Check)(value)) return false;
-      }
-      if (additional !== undefined) {
-        for (const key in props) {
-          // Inherited keys are not in the copy of the props the interpreter checks.
-          if (!Object.hasOwn(props, key)) continue;
-          const value = props[key];
-          if (value === undefined || key === "ref" || hasProperty(properties, key)) continue;
-          if (!additional(value)) return false;
-        }
-      }
-      return true;
+      return present === requiredCount;
     };
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
@@ -129,8 +134,15 @@ function compileProperties(properties: unknown, draft: Draft): (string | Check)[
 }
 
 function hasProperty(properties: readonly (string | Check)[], key: string): boolean {
-  for (let i = 0; i < properties.length; i += 2) if (properties[i] === key) return true;
-  return false;
+  return checkOf(properties, key) !== undefined;
+}
+
+/** The check of property `key` in a list made by {@link compileProperties}, if it has one. */
+function checkOf(properties: readonly (string | Check)[], key: string): Check | undefined {
+  for (let i = 0; i < properties.length; i += 2) {
+    if (properties[i] === key) return properties[i + 1] as Check;
+  }
+  return undefined;
 }
 
 function compileSchema(schema: unknown, draft: Draft): Check {
