@@ -518,16 +518,19 @@ export function createHandlers(
       const fromBuild = prebuilt?.read(name);
       if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
       // A warm bundle its watches vouch for: one step after the poll phase, not the whole
-      // lookup (a known name, a cached bundle; anything else goes the long way).
-      const component = observers.size === 0 ? registry.get(name) : undefined;
+      // lookup (a known name, a cached bundle; anything else goes the long way). Observers
+      // (live reload) are told of it as of any bundle served.
+      const component = registry.get(name);
       const now =
         component === undefined
           ? undefined
           : cache.current(component, options.readFromSocket === true);
       if (now instanceof Promise) {
-        return now.then((hit) =>
-          hit === undefined ? liveBundle(name, options).then(withPreloads) : withPreloads(hit),
-        );
+        return now.then((hit) => {
+          if (hit === undefined) return told(name, liveBundle(name, options)).then(withPreloads);
+          if (observers.size > 0) served(name, hit.hash);
+          return withPreloads(hit);
+        });
       }
       return told(name, liveBundle(name, options)).then(withPreloads);
     },
