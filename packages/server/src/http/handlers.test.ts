@@ -124,3 +124,25 @@ describe("createHandlers: dependencies", () => {
     expect((await handlers.getMetadata(cn("a"))).dependencies).toEqual(["b"]);
   });
 });
+
+describe("createHandlers: observers (live reload)", () => {
+  it("are told of a warm bundle its watches vouch for, not only of one built for the request", async () => {
+    settleWrites(); // just-written sources make builds racy, and racy builds are not kept
+    const { handlers } = counted(writeTree(typicalComponent("card")));
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    // Built, then checked in a later turn, before anyone observes (as by a render or a
+    // metadata request): that check arms the bundle's directory watches (Linux), which vouch
+    // for it from then on, without a lookup.
+    await handlers.getMetadata(cn("card"));
+    await nextTurn();
+    await handlers.getMetadata(cn("card"));
+    await nextTurn();
+    const told: string[] = [];
+    handlers.observe?.({
+      served: (name, hash) => told.push(`${name}@${hash}`),
+      failed: (name) => told.push(`${name} failed`),
+    });
+    const warm = await handlers.getBundle(cn("card"), { readFromSocket: true });
+    expect(told).toEqual([`card@${warm.hash}`]);
+  });
+});
