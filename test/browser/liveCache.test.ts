@@ -90,6 +90,10 @@ describe("live reload with the browser's HTTP cache on", () => {
       name: "the loader with data-svc-live",
       url: () => `${server.url}/loader.html`,
       root: "#card",
+      // It fetches a failed build before it redraws, so the page goes from the last good
+      // render straight to the error: nothing suspends, and React holds nothing back (it
+      // shows the end of a suspended render up to 300 ms late). @svc/react still suspends.
+      straight: true,
     },
     { name: "the playground", url: () => `${dev.url}/#/card`, root: ".pg-stage" },
   ];
@@ -111,10 +115,28 @@ describe("live reload with the browser's HTTP cache on", () => {
         page.on("request", (request) => {
           if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
         });
+        // What the container shows after each change of its DOM.
+        await page.evaluate((root) => {
+          const element = document.querySelector(root) as Element;
+          const shown: string[] = [];
+          (window as unknown as { shown: string[] }).shown = shown;
+          new MutationObserver(() => {
+            shown.push(
+              element.querySelector("[role=alert]") !== null
+                ? "error"
+                : (element.querySelector(".card-text")?.textContent ?? "nothing"),
+            );
+          }).observe(element, { childList: true, subtree: true, characterData: true });
+        }, client.root);
         await save(BROKEN);
         await poll(() => textOf(page, `${client.root} [role=alert]`)).toMatch(
           /index\.tsx:\d+:\d+: /,
         );
+        if (client.straight === true) {
+          const shown = await page.evaluate(() => (window as unknown as { shown: string[] }).shown);
+          expect(shown.length).toBeGreaterThan(0);
+          expect(shown.filter((state) => state !== "error")).toEqual([]);
+        }
         expect(await page.locator(`${client.root} .card-text`).count()).toBe(0);
         // The broken version is asked for once, not again by each boundary that starts over
         // (the loader's page shows the card twice).
@@ -128,4 +150,44 @@ describe("live reload with the browser's HTTP cache on", () => {
       }
     });
   }
+
+  it("the loader: a second broken save shows its own error, fetched once; new props try the failed build again", async () => {
+    await save(card("one"));
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/loader.html`);
+      await poll(() => textOf(page, "#card .card-text")).toBe("one");
+      const asked: string[] = [];
+      page.on("request", (request) => {
+        if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
+      });
+      await save(BROKEN);
+      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:3:\d+: /);
+      await page.waitForTimeout(300);
+      expect(asked).toHaveLength(1);
+
+      // Broken another way: both containers show the new error, the bundle asked for once more
+      // (not again by each boundary that starts over at the new revision).
+      await save("export default function Card() {\n  return <p>;\n\n\n}\n");
+      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:5:\d+: /);
+      await poll(() => page.locator("[role=alert]").allTextContents()).toEqual([
+        expect.stringMatching(/index\.tsx:5:\d+: /),
+        expect.stringMatching(/index\.tsx:5:\d+: /),
+      ]);
+      await page.waitForTimeout(300);
+      expect(asked).toHaveLength(2);
+
+      // New props for one container: the failed build is asked for again, for it alone.
+      await page.evaluate(() => {
+        const svc = (window as unknown as { svc: { update(e: Element, p: object): void } }).svc;
+        svc.update(document.querySelector("#card") as Element, { title: "x" });
+      });
+      await poll(() => asked.length).toBe(3);
+      await page.waitForTimeout(300);
+      expect(asked).toHaveLength(3);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -316,14 +316,18 @@ function createLoader(): SvcGlobal {
     static getDerivedStateFromError(error: unknown) {
       return { error };
     }
-    override componentDidUpdate(previous: FrameProps) {
+    override componentDidUpdate(previous: FrameProps, before: { error: unknown }) {
       const { props, revision, name, source } = this.props;
+      const { error } = this.state;
+      // An error shown before this update, not one this update's render just threw.
       if (
-        this.state.error !== null &&
+        before.error !== null &&
+        error !== null &&
         (previous.props !== props || previous.revision !== revision || previous.name !== name)
       ) {
-        // A failed load is tried again.
-        if (source.modules.get(name)?.status === "rejected") source.modules.delete(name);
+        // The failed load it shows is tried again; one made since (a reload's) is shown as is.
+        const module = source.modules.get(name);
+        if (module?.status === "rejected" && module.reason === error) source.modules.delete(name);
         this.setState({ error: null });
       }
     }
@@ -519,10 +523,10 @@ function createLoader(): SvcGlobal {
     }
     if (source.modules.has(name)) {
       source.modules.delete(name);
-      // A new version is fetched before the redraw (no fallback flashes). A failed build (no
-      // hash) is left to the render, once for every container: fetched here, it would be
-      // fetched again by each boundary that starts over at the new revision.
-      if (hash !== undefined) await moduleOf(source, name).catch(() => {});
+      // Fetched before the redraw, a new version or a failed build's error alike: the render
+      // finds it settled and shows it at once (React holds back a render that waited, up to
+      // 300 ms), and every container shows the same one, fetched once.
+      await moduleOf(source, name).catch(() => {});
     }
     source.revision++;
     redrawAll();
