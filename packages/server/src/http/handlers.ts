@@ -307,9 +307,7 @@ export function createHandlers(
     // From sources, or a build without server bundles (`--no-ssr`): made from the browser bundle.
     const fromBuild = prebuiltEntry === undefined ? undefined : prebuilt?.read(name);
     const browser = fromBuild === undefined ? await liveBundle(name) : await fromBuild;
-    const server = await serverOf(browser);
-    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
-    return { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets };
+    return serverBundleFrom(browser, await serverOf(browser));
   }
 
   /**
@@ -344,10 +342,8 @@ export function createHandlers(
     if (component === undefined) throw new ComponentNotFoundError(name);
     const schema = schemas.read(component);
     const browser = await liveBundle(name);
-    const server = await serverOf(browser);
-    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
     return {
-      bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
+      bundle: serverBundleFrom(browser, await serverOf(browser)),
       metadata: liveMetadata(name, schema, browser),
     };
   }
@@ -377,9 +373,8 @@ export function createHandlers(
     }
     const known = islandSources.get(browser);
     if (known !== undefined && known.from[0] === server && known.from[1] === schema) return known;
-    const stylesheets = browser.stylesheets.map((sheet) => sheet.path);
     const fresh = {
-      bundle: { code: server.code, serverHash: server.hash, hash: browser.hash, stylesheets },
+      bundle: serverBundleFrom(browser, server),
       metadata: buildMetadata(name, schema, browser.hash, browser.dependencies ?? []),
       from: [server, schema],
     };
@@ -679,6 +674,22 @@ export function createHandlers(
     liveBundle(name).catch(() => {}); // its own request reports a failure
     return { dependencies: [] };
   }
+}
+
+/**
+ * The server bundle `server` made from the browser bundle `browser`, as the island renderer
+ * takes it: the browser bundle's hash and stylesheets are what the island names and links.
+ */
+function serverBundleFrom(
+  browser: { hash: string; stylesheets: readonly { path: string }[] },
+  server: { code: Uint8Array; hash: string },
+): ServerBundle {
+  return {
+    code: server.code,
+    serverHash: server.hash,
+    hash: browser.hash,
+    stylesheets: browser.stylesheets.map((sheet) => sheet.path),
+  };
 }
 
 /** The server bundle `server` of a build's `entry`, as the island renderer takes it. */
