@@ -207,6 +207,8 @@ export class ComponentRegistry {
   revalidate(name: ComponentName): Component | undefined {
     const known = this.#components.get(name);
     if (known === undefined) return this.probe(name);
+    // The first choice still a file: nothing outranks it, so one stat answers (no listing).
+    if (known.entry === join(known.dir, ENTRY_FILES[0]) && isFileNow(known.entry)) return known;
     const entry = runSync(entryOf(known.dir));
     if (entry === undefined) {
       this.#components.delete(name);
@@ -364,6 +366,11 @@ function* entryOf(dir: string, listed?: Dirent[]): Generator<FsOp, string | unde
     }
   }
   return undefined;
+}
+
+/** Whether `path` is a file (or a link to one) now. */
+function isFileNow(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 function runSync<T>(walk: Generator<FsOp, T, unknown>): T {
