@@ -1,13 +1,11 @@
 import type { KnownName, PropsFor } from "@svc/protocol";
 import { QueryErrorResetBoundary } from "@tanstack/react-query";
 import { type ComponentType, createElement, type ReactNode, Suspense } from "react";
-import { useComponentRevision } from "./componentRevision.ts";
 import {
   type ErrorFallback,
   SvcErrorBoundary,
   type SvcErrorBoundaryProps,
 } from "./SvcErrorBoundary.ts";
-import { useSvc } from "./svcContext.ts";
 import { useComponent } from "./useComponent.ts";
 
 /**
@@ -58,7 +56,6 @@ export function ServerComponent<P extends object = never, N extends string = str
     errorFallback,
     onError,
   } = componentProps as ServerComponentOptions<string> & { props?: object };
-  const revision = useComponentRevision(useSvc().queryClient, name);
   return createElement(QueryErrorResetBoundary, {
     // biome-ignore lint/correctness/noChildrenProp: a render function, which createElement's children do not type
     children: ({ reset }: { reset: () => void }) =>
@@ -69,7 +66,7 @@ export function ServerComponent<P extends object = never, N extends string = str
           fallback: errorFallback,
           onError,
           onReset: reset,
-          resetKeys: [name, exportName, props, revision],
+          resetKeys: [name, exportName, props],
         },
         createElement(
           Suspense,

@@ -11,7 +11,10 @@ export interface SvcErrorBoundaryProps {
   /** Shown instead of the children after an error. Default: {@link SvcErrorMessage}. */
   fallback?: ErrorFallback;
   onError?: (error: SvcError, info: ErrorInfo) => void;
-  /** Called when the boundary resets, before the children render again. */
+  /**
+   * Called when the boundary resets, before the children render again — not when it starts
+   * over because the failed component got a new version: what to show is cached by then.
+   */
   onReset?: () => void;
   /** The boundary resets when one of these changes (objects compared shallowly). */
   resetKeys?: readonly unknown[];
@@ -57,22 +60,37 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
   }
 
   reset = (): void => {
-    this.unwatch?.();
-    this.unwatch = undefined;
     this.props.onReset?.();
-    this.setState({ failure: null });
+    this.startOver();
   };
 
-  /** Resets when the failed component's revision moves on (it was fetched again). */
+  /** Shows the children again (without `onReset`). */
+  private startOver(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+    this.setState({ failure: null });
+  }
+
+  /**
+   * Starts over when the failed component (or the one this boundary is for, which may have
+   * stopped asking for it) gets a new revision: it was fetched again, and the new version or
+   * failure is cached, so `onReset` (which, in `ServerComponent`, lets a failed query fetch
+   * once more) is not called — the place shows what is cached, without asking for the
+   * bundle a second time.
+   */
   private watch(): void {
     this.unwatch?.();
     this.unwatch = undefined;
-    const name = this.error()?.component;
     const queryClient = this.context?.queryClient;
-    if (name === undefined || queryClient === undefined) return;
-    const failedAt = revisionOf(queryClient, name);
+    const names = new Set([this.error()?.component, this.props.component]);
+    names.delete(undefined);
+    if (names.size === 0 || queryClient === undefined) return;
+    const failedAt = [...names].map(
+      (name) => [name as string, revisionOf(queryClient, name as string)] as const,
+    );
     this.unwatch = subscribeRevisions(queryClient, () => {
-      if (this.state.failure !== null && revisionOf(queryClient, name) !== failedAt) this.reset();
+      const moved = failedAt.some(([name, revision]) => revisionOf(queryClient, name) !== revision);
+      if (this.state.failure !== null && moved) this.startOver();
     });
   }
 

@@ -1,5 +1,4 @@
 import type { QueryClient } from "@tanstack/react-query";
-import { useCallback, useSyncExternalStore } from "react";
 
 /**
  * A counter per component and QueryClient, bumped whenever the component was fetched again
@@ -38,17 +37,4 @@ export function subscribeRevisions(queryClient: QueryClient, listener: () => voi
   const { listeners } = revisionsOf(queryClient);
   listeners.add(listener);
   return () => listeners.delete(listener);
-}
-
-export function useComponentRevision(queryClient: QueryClient, name: string): number {
-  const subscribe = useCallback(
-    (listener: () => void) => {
-      const { listeners } = revisionsOf(queryClient);
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    [queryClient],
-  );
-  const read = () => revisionsOf(queryClient).counts.get(name) ?? 0;
-  return useSyncExternalStore(subscribe, read, read);
 }

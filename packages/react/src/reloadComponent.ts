@@ -1,5 +1,6 @@
-import type { SvcClient } from "@svc/runtime";
+import type { ComponentModule, SvcClient } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
+import { componentQueryOptions } from "./componentQueryOptions.ts";
 import { bumpRevision } from "./componentRevision.ts";
 import { svcQueryKeys } from "./queryKeys.ts";
 
@@ -36,8 +37,14 @@ export async function reloadComponent(
 
 /**
  * Shows a component's current failure (e.g. a syntax error reported by live reload) where
- * it is rendered, instead of its last good version. Nothing happens where it is not loaded
- * or already shows a load failure.
+ * it is rendered, instead of its last good version or its last failure. Nothing happens
+ * where it is not loaded.
+ *
+ * The failure is fetched before anything redraws, as a new version is: every place that
+ * shows the component then finds it settled and goes from the last good render straight to
+ * the error, in one render, asking for the broken bundle once. (Cleared first, the query
+ * would suspend every place, which React reveals up to 300 ms late, and the place's
+ * Suspense fallback shows meanwhile.)
  */
 export async function showComponentFailure(
   name: string,
@@ -47,17 +54,27 @@ export async function showComponentFailure(
   // The last good version's URL (`?<hash>`) may sit in the browser's cache for good: ask for
   // the current one instead, so the failure is what comes back.
   client.setHash(name, undefined);
-  const state = queryClient.getQueryState(svcQueryKeys.component(client, name));
-  if (state === undefined || (state.status === "error" && state.data === undefined)) return;
+  const key = svcQueryKeys.component(client, name);
+  const query = queryClient.getQueryCache().find<ComponentModule>({ queryKey: key, exact: true });
+  if (query === undefined) return;
   client.invalidate(name);
-  // The new revision first: a boundary showing an older failure (the component threw) starts
-  // over now, and one that catches the failure fetched below keeps it — after the fetch, the
-  // bump would reset it and have the failing bundle asked for again.
+  let failed = false;
+  try {
+    // Stale at once, so it is fetched although a good version is cached.
+    await queryClient.fetchQuery({ ...componentQueryOptions(name, { client }), staleTime: 0 });
+  } catch {
+    failed = query.state.status === "error";
+  }
+  if (failed) {
+    // Without its data the query throws its failure to the error boundary where it renders
+    // (a suspense query shows data it holds, however its last fetch went). Not pending, so
+    // nothing suspends and nothing fetches it again.
+    query.setState({ ...query.state, data: undefined, dataUpdatedAt: 0 });
+  }
+  // Built after all (a save since fixed it): shown as a new version. Either way the new
+  // revision starts over a boundary showing an older failure (the component threw), with
+  // what is now cached.
   bumpRevision(queryClient, name);
-  // Without data the suspense query throws its next failure to the error boundary.
-  await queryClient.resetQueries({
-    predicate: (query) => sameComponent(client, query.queryKey, name),
-  });
 }
 
 /** Whether `key` is one of `name`'s queries (module or metadata) of `client`'s source. */
