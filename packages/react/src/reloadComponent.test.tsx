@@ -54,14 +54,17 @@ const text = (value: string) => ({
   render: () => <p data-testid="text">{value}</p>,
 });
 
-/** Counts how often the Suspense fallback showed. */
-function fallbackCounter() {
-  const shown = { count: 0 };
-  function Fallback() {
-    shown.count++;
-    return <p>loading</p>;
-  }
-  return { shown, fallback: <Fallback /> };
+/** How often the Suspense fallback showed. */
+const fallbacks = { count: 0 };
+function Fallback() {
+  fallbacks.count++;
+  return <p>loading</p>;
+}
+
+/** A component that shows the one named "child". */
+function Parent() {
+  const Child = useComponent("child");
+  return <Child />;
 }
 
 const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 20)));
@@ -70,21 +73,20 @@ describe("showComponentFailure", () => {
   it("goes from the last good render straight to the failure, fetched once; a second one likewise", async () => {
     const served: Record<string, Served> = { card: text("one") };
     const { client, queryClient, bundleFetches } = fakeApi(served);
-    const { shown, fallback } = fallbackCounter();
     render(
       <SvcProvider client={client} queryClient={queryClient}>
-        <ServerComponent name="card" fallback={fallback} />
+        <ServerComponent name="card" fallback={<Fallback />} />
       </SvcProvider>,
     );
     expect((await screen.findByTestId("text")).textContent).toBe("one");
-    shown.count = 0;
+    fallbacks.count = 0;
     bundleFetches.length = 0;
 
     served.card = { broken: "index.tsx:2:10: Unexpected end of file" };
     await act(() => showComponentFailure("card", { client, queryClient }));
     expect((await screen.findByRole("alert")).textContent).toMatch(/Unexpected end of file/);
     await settle();
-    expect(shown.count).toBe(0);
+    expect(fallbacks.count).toBe(0);
     expect(bundleFetches).toEqual(["card"]);
 
     // A second broken save: its own failure, fetched once more.
@@ -92,7 +94,7 @@ describe("showComponentFailure", () => {
     await act(() => showComponentFailure("card", { client, queryClient }));
     await settle();
     expect(screen.getByRole("alert").textContent).toMatch(/Unterminated string literal/);
-    expect(shown.count).toBe(0);
+    expect(fallbacks.count).toBe(0);
     expect(bundleFetches).toEqual(["card", "card"]);
   });
 
@@ -127,10 +129,6 @@ describe("showComponentFailure", () => {
 
 describe("a boundary showing a failure", () => {
   it("starts over when the component it is for gets a new version, not only the one that failed", async () => {
-    function Parent() {
-      const Child = useComponent("child");
-      return <Child />;
-    }
     const served: Record<string, Served> = {
       parent: { render: Parent },
       child: { broken: "child/index.tsx:3:1: Unexpected }" },
