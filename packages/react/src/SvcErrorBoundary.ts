@@ -82,11 +82,12 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
     this.unwatch?.();
     this.unwatch = undefined;
     const queryClient = this.context?.queryClient;
-    const names = new Set([this.error()?.component, this.props.component]);
-    names.delete(undefined);
-    if (names.size === 0 || queryClient === undefined) return;
-    const failedAt = [...names].map(
-      (name) => [name as string, revisionOf(queryClient, name as string)] as const,
+    const names = [this.error()?.component, this.props.component].filter(
+      (name): name is string => name !== undefined,
+    );
+    if (names.length === 0 || queryClient === undefined) return;
+    const failedAt = [...new Set(names)].map(
+      (name) => [name, revisionOf(queryClient, name)] as const,
     );
     this.unwatch = subscribeRevisions(queryClient, () => {
       const moved = failedAt.some(([name, revision]) => revisionOf(queryClient, name) !== revision);
