@@ -90,6 +90,35 @@ describe("absent files checked through their directory", () => {
   });
 });
 
+describe("one check, one stat per path", () => {
+  it("stats the component's directory once, and no config file esbuild would not read", async () => {
+    settleWrites();
+    const root = writeTree({
+      ...FILES,
+      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base.json" }),
+      "tsconfig.base.json": "{}",
+    });
+    const card = component(root);
+    // The card's directory is listed (what its import resolved in) and holds absent configs.
+    const inputs = BundleInputs.collect(
+      card,
+      [card.entry, join(card.dir, "format.ts")],
+      [{ importer: card.entry, specifier: "./format", path: join(card.dir, "format.ts") }],
+      nowNs(),
+    ).inputs;
+    await nextTurn();
+    stats.length = 0;
+    expect(inputs.isFresh(false)).toBe(true);
+    expect(stats.filter((path) => path === card.dir)).toHaveLength(1);
+    expect(new Set(stats).size).toBe(stats.length);
+    expect(stats.length).toBe(inputs.checks);
+    // Read only when there is no tsconfig.json beside it / no file of the name as written.
+    expect(stats).not.toContain(join(root, "jsconfig.json"));
+    expect(stats).not.toContain(join(root, "tsconfig.base.json.json"));
+    expect(stats).toContain(join(root, "tsconfig.base.json"));
+  });
+});
+
 describe("stats shared within a turn", () => {
   it("lets a check that may share stats take those a check confirming watches took afresh", async () => {
     settleWrites();

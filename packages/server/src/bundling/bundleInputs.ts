@@ -74,6 +74,11 @@ interface AbsentGroup {
   /** The directory's stamp when its entries were last seen absent. */
   stamp: FileStamp | undefined;
   readonly paths: readonly { readonly path: string; readonly link: boolean }[];
+  /**
+   * Where the directory is among the watched paths (its listing recorded too: the component's
+   * own directory, most often), so a check stats it once; -1 when it is not.
+   */
+  readonly watchedAt: number;
 }
 
 /** The record of one bundle: see the module comment. */
@@ -81,9 +86,15 @@ export class BundleInputs {
   readonly #watched: readonly Watched[];
   readonly #absent: readonly AbsentGroup[];
 
-  private constructor(watched: readonly Watched[], absent: readonly AbsentGroup[]) {
+  private constructor(
+    watched: readonly Watched[],
+    absent: readonly Omit<AbsentGroup, "watchedAt">[],
+  ) {
     this.#watched = watched;
-    this.#absent = absent;
+    this.#absent = absent.map((group) => ({
+      ...group,
+      watchedAt: watched.findIndex(({ path, link }) => path === group.dir && !link),
+    }));
   }
 
   /** How many paths are recorded. */
@@ -93,7 +104,8 @@ export class BundleInputs {
 
   /** How many stats a check makes while nothing changed. */
   get checks(): number {
-    return this.#watched.length + this.#absent.length;
+    const ownStats = this.#absent.filter((group) => group.watchedAt === -1).length;
+    return this.#watched.length + ownStats;
   }
 
   /**
@@ -213,15 +225,19 @@ export class BundleInputs {
    */
   isFresh(shared = true): boolean {
     const stamp = shared ? memoStamp : freshStamp;
+    // Each watched path's stamp, for the absent groups of the same directories.
+    const taken: (FileStamp | undefined)[] = [];
     for (const { path, link, compare, stamp: then } of this.#watched) {
       const now = stamp(path, { link });
       if (compare === "identity" ? !sameIdentity(now, then) : !sameStamp(now, then)) {
         return false;
       }
+      taken.push(now);
     }
     for (const group of this.#absent) {
-      // The directory first: an entry made after this stat changes it again.
-      const dir = stamp(group.dir, {});
+      // The directory first: an entry made after this stat changes it again. (One taken above
+      // in this check is as good: the entries are looked at after it all the same.)
+      const dir = group.watchedAt === -1 ? stamp(group.dir, {}) : taken[group.watchedAt];
       if (sameStamp(dir, group.stamp)) continue;
       // Stat afresh, not from the turn's memo: these must be looked at after the directory.
       for (const { path, link } of group.paths) {
@@ -242,7 +258,7 @@ export class BundleInputs {
  */
 function groupAbsent(watched: readonly Watched[]): {
   present: Watched[];
-  absent: AbsentGroup[];
+  absent: Omit<AbsentGroup, "watchedAt">[];
 } {
   const present: Watched[] = [];
   const checked = new Set<string>();
@@ -258,7 +274,7 @@ function groupAbsent(watched: readonly Watched[]): {
     if (list === undefined) byDir.set(dir, [entry]);
     else list.push(entry);
   }
-  const absent: AbsentGroup[] = [];
+  const absent: Omit<AbsentGroup, "watchedAt">[] = [];
   for (const [dir, entries] of byDir) {
     if (entries.length < 2 && !checked.has(dir)) {
       present.push(...entries);
@@ -378,12 +394,15 @@ function addConfigFiles(paths: PathSet, dirs: Iterable<string>): void {
     for (let dir = start; !walked.tsconfig.has(dir); dir = dirname(dir)) {
       walked.tsconfig.add(dir);
       let found = false;
+      // esbuild reads a directory's jsconfig.json only when it has no tsconfig.json file.
       for (const name of ["tsconfig.json", "jsconfig.json"]) {
         const file = join(dir, name);
         paths.add(file, false, "content");
-        if (collectStamp(file, false) !== undefined) {
+        const stamp = collectStamp(file, false);
+        if (stamp !== undefined) {
           found = true;
           addExtends(paths, file, new Set());
+          if (!stamp.isDirectory) break;
         }
       }
       if (found || dirname(dir) === dir) break;
@@ -404,13 +423,24 @@ function addExtends(paths: PathSet, config: string, seen: Set<string>): void {
   for (const target of extendsOf(text)) {
     const base = dirname(config);
     const candidates = isPathSpecifier(target)
-      ? [resolve(base, target), resolve(base, `${target}.json`)]
+      ? pathConfigCandidates(resolve(base, target))
       : packageConfigCandidates(paths, base, target);
     for (const candidate of candidates) {
       paths.add(candidate, false, "content");
       addExtends(paths, candidate, seen);
     }
   }
+}
+
+/**
+ * The files esbuild may read for an `extends` path: the path, and — only when that is not a
+ * file and its name does not end in `.json` — the path with `.json` added. Once the path is a
+ * file the other never matters (it would only by a change the path's own stamp shows).
+ */
+function pathConfigCandidates(file: string): string[] {
+  if (file.endsWith(".json")) return [file];
+  const stamp = collectStamp(file, false);
+  return stamp !== undefined && !stamp.isDirectory ? [file] : [file, `${file}.json`];
 }
 
 /** A package's config as `extends` names it (`@tsconfig/node22/tsconfig.json`, `pkg`). */

@@ -102,6 +102,36 @@ const cases: Record<string, Change> = {
       ),
     after: NEW,
   },
+  "the tsconfig.json an extends names without .json edited (read with .json added)": {
+    files: {
+      "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
+      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base" }),
+      "lib-a/value.ts": value(OLD),
+      "lib-b/value.ts": value(NEW),
+      ...card(importValue("@lib/value")),
+    },
+    before: OLD,
+    change: (root) =>
+      write(
+        root,
+        "tsconfig.base.json",
+        tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } }),
+      ),
+    after: NEW,
+  },
+  "the file an extends names without .json created (it was read with .json added)": {
+    files: {
+      "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
+      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base" }),
+      "lib-a/value.ts": value(OLD),
+      "lib-b/value.ts": value(NEW),
+      ...card(importValue("@lib/value")),
+    },
+    before: OLD,
+    change: (root) =>
+      write(root, "tsconfig.base", tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } })),
+    after: NEW,
+  },
   "a closer jsconfig.json created": {
     files: {
       "node_modules/@lib/value/package.json": JSON.stringify({ name: "@lib/value" }),
@@ -352,6 +382,35 @@ for (const watchFiles of [false, true]) {
         await code();
       }
       expect(bundler.builds).toBe(1);
+    });
+
+    it("keeps it while only files esbuild does not read appear, as a new build shows", async () => {
+      const files = {
+        "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
+        "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base.json" }),
+        "lib-a/value.ts": value(OLD),
+        "lib-b/value.ts": value(NEW),
+        ...card(importValue("@lib/value")),
+      };
+      const { root, bundler, code } = project({ files }, watchFiles);
+      expect(await code()).toContain(OLD);
+      // A jsconfig.json beside the tsconfig.json, and `.json` added to a name that has it.
+      const elsewhere = tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } });
+      write(root, "jsconfig.json", elsewhere);
+      write(root, "tsconfig.base.json.json", elsewhere);
+      for (let i = 0; i < 3; i++) {
+        await nextTurn();
+        expect(await code()).toContain(OLD);
+      }
+      expect(bundler.builds).toBe(1);
+      // A build from nothing makes the same bundle: esbuild read neither of them.
+      const fresh = createHandlers(
+        new ComponentRegistry(join(root, "components"), { logger: silentLogger }),
+        { logger: silentLogger, watchFiles: false },
+      );
+      const rebuilt = Buffer.from((await fresh.getBundle(cn("card"))).code).toString("utf8");
+      expect(rebuilt).toContain(OLD);
+      expect(rebuilt).not.toContain(NEW);
     });
   });
 }
