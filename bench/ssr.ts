@@ -14,6 +14,10 @@
  * - The same, one at a time, in production: a handler set serving the store's `svc build`
  *   output (server bundles read once and kept; the sources beside it, so `schema.json` is
  *   still checked once a turn).
+ * - The floor (informational): `renderToString` of the card and the least any island adds to
+ *   it (its props as JSON in the container, the check for resource hints, the boundary's
+ *   markers, one await of a promise), against `renderToString` alone — how close to 1× an
+ *   island's render can come at all.
  * - The same, one at a time, with `renderIsolation: "worker"` (informational: no target; the
  *   round trip between threads alone costs several times the direct render).
  * - Cold render (a new handler set: the browser bundle built, the server bundle made from it
@@ -101,6 +105,20 @@ function storeHandlers(renderIsolation: RenderIsolation = "none"): Handlers {
   });
 }
 
+/**
+ * The least an island adds to `renderToString`'s `html`, whoever renders it: the container
+ * with the props as JSON in an attribute (checked for what it must escape), the look for
+ * resource hints React put first, the markers of the boundary the browser hydrates, and — the
+ * render being an API that returns a promise — one await. What the floor row measures.
+ */
+function islandFloor(html: string): string {
+  const props = JSON.stringify(PROPS);
+  const escaped = /[&<>']/.test(props) ? props.replaceAll("'", "&#39;") : props;
+  // (The card puts none first: with hints, they would go ahead of the boundary's markers.)
+  const inner = /^<(?:link |meta |title>|script )/.test(html) ? html : `<!--$-->${html}<!--/$-->`;
+  return `<div data-svc-component="product" data-svc-props='${escaped}' data-svc-ssr="">${inner}</div>`;
+}
+
 async function warmRender(): Promise<Row[]> {
   const direct = await directRender();
   const handlers = storeHandlers();
@@ -111,6 +129,7 @@ async function warmRender(): Promise<Row[]> {
   await build({ registry, outDir: buildDir });
   const built = createHandlers(registry, { logger: silentLogger, buildDir });
   const svc = () => handlers.renderIsland(PRODUCT, PROPS);
+  const floor = async () => islandFloor(direct());
   const inWorker = () => workerHandlers.renderIsland(PRODUCT, PROPS);
   const fromBuild = () => built.renderIsland(PRODUCT, PROPS);
   for (const html of [await svc(), await inWorker(), await fromBuild(), direct()]) {
@@ -124,6 +143,7 @@ async function warmRender(): Promise<Row[]> {
   const directTimes: number[] = [];
   const serialTimes: number[] = [];
   const builtTimes: number[] = [];
+  const floorTimes: number[] = [];
   const workerTimes: number[] = [];
   const concurrentTimes: number[] = [];
   const directCpu: number[] = [];
@@ -137,6 +157,7 @@ async function warmRender(): Promise<Row[]> {
     let d = 0;
     let s = 0;
     let b = 0;
+    let f = 0;
     const runDirect = async () => {
       const dCpu = cpu();
       d = await timeMs(async () => {
@@ -154,8 +175,13 @@ async function warmRender(): Promise<Row[]> {
         for (let i = 0; i < batch; i++) await fromBuild();
       });
     };
+    const runFloor = async () => {
+      f = await timeMs(async () => {
+        for (let i = 0; i < batch; i++) await floor();
+      });
+    };
     // In turn first: whatever one leaves behind (garbage to collect) weighs on each alike.
-    const runs = [runDirect, runSvc, runBuilt];
+    const runs = [runDirect, runSvc, runBuilt, runFloor];
     for (let i = 0; i < runs.length; i++)
       await (runs[(round + i) % runs.length] as () => Promise<void>)();
     const w = await timeMs(async () => {
@@ -176,6 +202,7 @@ async function warmRender(): Promise<Row[]> {
     directTimes.push((d / batch) * 1000);
     serialTimes.push((s / batch) * 1000);
     builtTimes.push((b / batch) * 1000);
+    floorTimes.push((f / batch) * 1000);
     workerTimes.push((w / batch) * 1000);
     concurrentTimes.push((c / (Math.ceil(batch / concurrent) * concurrent)) * 1000);
   }
@@ -208,6 +235,14 @@ async function warmRender(): Promise<Row[]> {
         directCpu,
       ),
       unit: "µs CPU/render",
+    },
+    {
+      ...row(
+        "warm render floor: renderToString and what any island adds to it — its props as JSON in the container, the check for hints, a promise — vs renderToString (informational)",
+        floorTimes,
+      ),
+      target: undefined,
+      ok: undefined,
     },
     {
       ...row(
