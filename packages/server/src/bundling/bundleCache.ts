@@ -6,7 +6,7 @@ import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleFile, BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
-import { afterPoll, type RecordWatch, watchRecord } from "./dirWatches.ts";
+import { afterPoll, type RecordWatch, recordChangesHeard, watchRecord } from "./dirWatches.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
@@ -305,7 +305,16 @@ export class BundleCache {
     };
     this.#keepFiles(entry);
     this.invalidate(component.name);
-    if (!racy) this.#entries.set(component.name, entry);
+    if (!racy) {
+      // While someone follows the watches (live reload, a browser listening), watched from
+      // now on, not from its first stat check: a change is heard before anyone asks for the
+      // bundle again. (They vouch for nothing until a stat check confirms them.) Otherwise a
+      // bundle asked for once holds no watch.
+      if (entry.watch === undefined && recordChangesHeard()) {
+        entry.watch = watchRecord(inputs.interests()) ?? null;
+      }
+      this.#entries.set(component.name, entry);
+    }
     return { entry, racy };
   }
 }

@@ -12,7 +12,7 @@ import { type Component, ComponentRegistry } from "../components/componentRegist
 import { cn, countingBundler, settleWrites, writeTree } from "../test/fixtures.ts";
 import { BundleCache } from "./bundleCache.ts";
 import { BundleInputs } from "./bundleInputs.ts";
-import { afterPoll, watchedPaths, watchRecord } from "./dirWatches.ts";
+import { afterPoll, onRecordChange, watchedPaths, watchRecord } from "./dirWatches.ts";
 
 const card = (text: string) =>
   `import { value } from "./value";\nexport default function Card() { return value + "${text}"; }\n`;
@@ -259,6 +259,33 @@ describe.runIf(process.platform === "linux")("dev cache: directory watches", () 
     t.cache.peek(t.component());
     await nextTurn();
     expect(await t.code()).toContain("two");
+  });
+
+  it("tell who listens of an event a record cares about, not of other files, and watch at once", async () => {
+    const t = setup({
+      "components/card/index.tsx": card("A"),
+      "components/card/value.ts": value("one"),
+    });
+    settleWrites();
+    let heard = 0;
+    const stop = onRecordChange(() => heard++);
+    try {
+      await t.code();
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the record, after the answer
+      // Someone listens: the bundle asked for once is watched already.
+      expect(watchedPaths()).toContain(join(t.root, "components", "card"));
+      writeFileSync(join(t.root, "notes.md"), "not read by any bundle\n");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toBe(0);
+      writeFileSync(join(t.root, "components", "card", "value.ts"), value("two"));
+      await vi.waitFor(() => expect(heard).toBeGreaterThan(0));
+    } finally {
+      stop();
+    }
+    const before = heard;
+    writeFileSync(join(t.root, "components", "card", "value.ts"), value("three"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toBe(before); // stopped
   });
 
   it("are let go with the bundles that hold them", async () => {

@@ -79,6 +79,8 @@ class Watch {
   /** Entries added, removed or renamed; the directory itself changed; anything unknown. */
   readonly listing: Counter = { n: 0 };
   readonly #names = new Map<string, Counter>();
+  /** Whether a record follows this directory's listing (else a rename matters by name only). */
+  listed = false;
   broken = false;
   users = 0;
 
@@ -113,11 +115,13 @@ class Watch {
       this.#everything();
       // Deleted or moved away: the watch follows the inode, no longer the path.
       if (event === "rename" && !this.#stillHere()) this.#break();
+      heard();
       return;
     }
     if (event === "rename") this.listing.n++;
     const counter = this.#names.get(name);
     if (counter !== undefined) counter.n++;
+    if (counter !== undefined || (event === "rename" && this.listed)) heard();
   }
 
   #stillHere(): boolean {
@@ -136,6 +140,32 @@ class Watch {
 }
 
 const watches = new Map<string, Watch>();
+
+/** Who is told of every event some record is interested in (see {@link onRecordChange}). */
+const hearers = new Set<() => void>();
+
+function heard(): void {
+  for (const hearer of hearers) hearer();
+}
+
+/** Whether anyone is told of records' changes (see {@link onRecordChange}). */
+export function recordChangesHeard(): boolean {
+  return hearers.size > 0;
+}
+
+/**
+ * Calls `hearer` on every event that may concern a record — a file a bundle read written,
+ * a directory it resolved in changed, wherever they are (beside the component, a shared
+ * folder, a linked package) — as soon as it reaches this process. Only a hint: what changed
+ * is for a stat check to say (the event may be of a write the record already holds). Live
+ * reload checks its components on it, so an edit outside the source roots is announced as
+ * fast as one inside. Returns the function that stops the calls.
+ */
+export function onRecordChange(hearer: () => void): () => void {
+  const added = () => hearer();
+  hearers.add(added);
+  return () => hearers.delete(added);
+}
 
 /** A watch of `path`, or undefined when it cannot vouch (see the module comment). */
 function acquire(path: string): Watch | undefined {
@@ -265,7 +295,10 @@ export function watchRecord(interests: readonly Interest[]): RecordWatch | undef
       return undefined;
     }
     held.push(watch);
-    if (listing) counters.push(watch.listing);
+    if (listing) {
+      watch.listed = true;
+      counters.push(watch.listing);
+    }
     for (const name of names) counters.push(watch.named(name));
   }
   return new RecordWatch(held, counters);

@@ -5,7 +5,7 @@ import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
-import { cn, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { createLiveReload, type LiveEvent, type LiveReload } from "./liveReload.ts";
 
 const open: LiveReload[] = [];
@@ -110,6 +110,32 @@ describe("createLiveReload", () => {
     expect(await t.next((e) => e.type === "list" && !e.names.includes("other"))).toMatchObject({
       names: ["card", "fresh"],
     });
+  });
+
+  it("announces an edit to a file outside the source roots at once, without the poll", async () => {
+    settleWrites(); // the build is kept (not racy), so the dev cache watches what it read
+    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
+    const dir = writeTree({
+      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
+    });
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    const changed = new Promise<LiveEvent>((resolve) =>
+      live.subscribe((e) => e.type === "change" && resolve(e)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200)); // its first look, with nothing loaded
+    // Asked for once: nothing checks it by stats before the edit.
+    const before = await handlers.getBundle(cn("card"));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the record is taken after the answer
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    const event = await changed;
+    expect(event).toMatchObject({ name: "card" });
+    expect(event.type === "change" && event.hash).not.toBe(before.hash);
+    const after = Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
+    expect(after).toContain('"two"');
   });
 
   it("notices edits outside the watched roots by polling", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { ComponentName, LiveErrorEvent, LiveEvent } from "@svc/protocol";
+import { onRecordChange } from "../bundling/dirWatches.ts";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { LiveSource } from "../http/eventStream.ts";
 import type { HandlerObserver, Handlers } from "../http/handlers.ts";
@@ -13,12 +14,17 @@ export interface LiveReloadOptions {
   /** Quiet time after a file-system event before checking, in ms. Default: 15. */
   debounceMs?: number;
   /**
-   * Interval of the safety-net check while someone listens, in ms: it also notices edits to
-   * files outside the watched source roots (shared helpers, packages). Default: 1000; 0
-   * disables it.
+   * Interval of the safety-net check while someone listens, in ms: it notices what no watch
+   * hears — edits on file systems whose writes raise no event here (network shares, a VM's
+   * or Docker Desktop's shared folders; macOS and Windows outside the source roots), or to
+   * a file outside the source roots of a bundle built while it was being changed. Default:
+   * 1000; 0 disables it.
    */
   pollMs?: number;
-  /** Watch the source roots for changes (else only the poll notices them). Default: true. */
+  /**
+   * Watch the source roots, and every file the loaded components read outside them (through
+   * the dev cache's watches), for changes; else only the poll notices them. Default: true.
+   */
   watch?: boolean;
 }
 
@@ -58,6 +64,7 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
   let names = registry.list().map((c) => c.name);
   let listingStale = false;
   let watcher: SourceWatcher | undefined;
+  let stopHearing: (() => void) | undefined;
   let poll: NodeJS.Timeout | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let closed = false;
@@ -163,6 +170,9 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
       );
       // Changes made while the watches were being set up raise no event: look once they are.
       void watcher.ready.then(() => soon(true));
+      // Files outside the source roots that loaded components read (a shared folder, the
+      // project's tsconfig.json, a linked package): the dev cache's watches hear them.
+      stopHearing = onRecordChange(() => soon(false));
     }
     const pollMs = options.pollMs ?? 1000;
     if (pollMs > 0) {
@@ -177,6 +187,8 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
     poll = undefined;
     watcher?.close();
     watcher = undefined;
+    stopHearing?.();
+    stopHearing = undefined;
   }
 
   return {
