@@ -78,6 +78,14 @@ export class BundleCache {
   readonly #files: ByteLru<string, Uint8Array>;
   readonly #inflight = new Map<ComponentName, Promise<Built>>();
   readonly #watch: boolean;
+  /**
+   * The watches of a component's last kept bundle while its builds fail or are not kept
+   * (racy), held while someone follows the watches (live reload): such a build records
+   * nothing, so without them the next edit of a file outside the source roots (the fix of a
+   * broken helper) would be heard only by live reload's poll. They vouch for nothing (no
+   * bundle is cached); the next kept build lets them go.
+   */
+  readonly #heldWatches = new Map<ComponentName, RecordWatch>();
 
   constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
     this.#bundler = bundler;
@@ -166,8 +174,26 @@ export class BundleCache {
 
   /** Forgets `name` (or everything). */
   invalidate(name?: ComponentName): void {
-    if (name === undefined) this.#entries.clear();
-    else this.#entries.delete(name);
+    if (name === undefined) {
+      this.#entries.clear();
+      for (const held of this.#heldWatches.values()) held.release();
+      this.#heldWatches.clear();
+    } else {
+      this.#entries.delete(name);
+    }
+  }
+
+  /** The watches of `name`'s last kept bundle, held (see `#heldWatches`). */
+  #holdWatches(name: ComponentName): void {
+    const entry = this.#entries.peek(name);
+    if (entry?.watch == null || this.#heldWatches.has(name) || !recordChangesHeard()) return;
+    this.#heldWatches.set(name, entry.watch);
+    entry.watch = null; // not released with the entry
+  }
+
+  #releaseHeldWatches(name: ComponentName): void {
+    this.#heldWatches.get(name)?.release();
+    this.#heldWatches.delete(name);
   }
 
   #cached(component: Component): Entry | undefined {
@@ -281,6 +307,7 @@ export class BundleCache {
           ]),
       );
     } catch (error) {
+      this.#holdWatches(component.name);
       this.invalidate(component.name);
       throw error;
     }
@@ -304,8 +331,11 @@ export class BundleCache {
       usedTurn: -1,
     };
     this.#keepFiles(entry);
+    // Not kept (racy): the last kept bundle's watches go on hearing its files meanwhile.
+    if (racy) this.#holdWatches(component.name);
     this.invalidate(component.name);
     if (!racy) {
+      this.#releaseHeldWatches(component.name);
       // While someone follows the watches (live reload, a browser listening), watched from
       // now on, not from its first stat check: a change is heard before anyone asks for the
       // bundle again. (They vouch for nothing until a stat check confirms them.) Otherwise a

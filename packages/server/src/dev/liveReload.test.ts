@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createHandlers } from "../http/handlers.ts";
@@ -136,6 +136,61 @@ describe("createLiveReload", () => {
     expect(event.type === "change" && event.hash).not.toBe(before.hash);
     const after = Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
     expect(after).toContain('"two"');
+  });
+
+  it("announces the fix of a broken file outside the source roots at once, without the poll", async () => {
+    settleWrites();
+    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
+    const dir = writeTree({
+      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
+    });
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    const events: LiveEvent[] = [];
+    live.subscribe((e) => events.push(e));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await handlers.getBundle(cn("card"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "two;\n');
+    await vi.waitFor(() => expect(events.some((e) => e.type === "error")).toBe(true), {
+      timeout: 5000,
+    });
+    // A failed build records nothing: the last good one's watches hear the fix.
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "three";\n');
+    await vi.waitFor(() => expect(events.at(-1)).toMatchObject({ type: "change", name: "card" }), {
+      timeout: 5000,
+    });
+    const after = Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
+    expect(after).toContain('"three"');
+  });
+
+  it("goes on hearing a file outside the source roots after a rebuild too recent to keep", async () => {
+    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
+    const dir = writeTree({
+      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // past the racy window: kept
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    const hashes: string[] = [];
+    live.subscribe((e) => e.type === "change" && hashes.push(e.hash));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await handlers.getBundle(cn("card"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Live reload rebuilds ~15 ms after the save: within 50 ms of it, so the bundle is served
+    // but not kept (racy), and nothing asks for it again before the next save.
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    await vi.waitFor(() => expect(hashes).toHaveLength(1), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    writeFileSync(join(outside, "helper.ts"), 'export const h = "three";\n');
+    await vi.waitFor(() => expect(hashes).toHaveLength(2), { timeout: 5000 });
+    expect(hashes[1]).not.toBe(hashes[0]);
   });
 
   it("notices edits outside the watched roots by polling", async () => {

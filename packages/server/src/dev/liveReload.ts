@@ -17,8 +17,8 @@ export interface LiveReloadOptions {
    * Interval of the safety-net check while someone listens, in ms: it notices what no watch
    * hears — edits on file systems whose writes raise no event here (network shares, a VM's
    * or Docker Desktop's shared folders; macOS and Windows outside the source roots), or to
-   * a file outside the source roots of a bundle built while it was being changed. Default:
-   * 1000; 0 disables it.
+   * a file outside the source roots of a component that no build has kept (its first build
+   * failed) since someone started listening. Default: 1000; 0 disables it.
    */
   pollMs?: number;
   /**
