@@ -47,18 +47,30 @@ function relink(root: string, link: string, target: string): void {
 }
 
 const tsconfig = (options: Record<string, unknown>) => JSON.stringify({ compilerOptions: options });
+/** A tsconfig mapping `@lib/*` to `<dir>/*`. */
+const libPaths = (dir: string) => tsconfig({ baseUrl: ".", paths: { "@lib/*": [`${dir}/*`] } });
+/**
+ * A project whose `tsconfig.json` extends `target`; `tsconfig.base.json` maps `@lib/*` to
+ * `lib-a` (OLD), `lib-b` says NEW; the card imports `@lib/value`.
+ */
+const extendingProject = (target: string) => ({
+  "tsconfig.base.json": libPaths("lib-a"),
+  "tsconfig.json": JSON.stringify({ extends: target }),
+  "lib-a/value.ts": value(OLD),
+  "lib-b/value.ts": value(NEW),
+  ...card(importValue("@lib/value")),
+});
 
 const cases: Record<string, Change> = {
   "tsconfig.json paths edited": {
     files: {
-      "tsconfig.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
+      "tsconfig.json": libPaths("lib-a"),
       "lib-a/value.ts": value(OLD),
       "lib-b/value.ts": value(NEW),
       ...card(importValue("@lib/value")),
     },
     before: OLD,
-    change: (root) =>
-      write(root, "tsconfig.json", tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } })),
+    change: (root) => write(root, "tsconfig.json", libPaths("lib-b")),
     after: NEW,
   },
   "tsconfig.json baseUrl edited": {
@@ -86,50 +98,21 @@ const cases: Record<string, Change> = {
     after: NEW,
   },
   "a tsconfig.json it extends edited": {
-    files: {
-      "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
-      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base.json" }),
-      "lib-a/value.ts": value(OLD),
-      "lib-b/value.ts": value(NEW),
-      ...card(importValue("@lib/value")),
-    },
+    files: extendingProject("./tsconfig.base.json"),
     before: OLD,
-    change: (root) =>
-      write(
-        root,
-        "tsconfig.base.json",
-        tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } }),
-      ),
+    change: (root) => write(root, "tsconfig.base.json", libPaths("lib-b")),
     after: NEW,
   },
   "the tsconfig.json an extends names without .json edited (read with .json added)": {
-    files: {
-      "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
-      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base" }),
-      "lib-a/value.ts": value(OLD),
-      "lib-b/value.ts": value(NEW),
-      ...card(importValue("@lib/value")),
-    },
+    files: extendingProject("./tsconfig.base"),
     before: OLD,
-    change: (root) =>
-      write(
-        root,
-        "tsconfig.base.json",
-        tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } }),
-      ),
+    change: (root) => write(root, "tsconfig.base.json", libPaths("lib-b")),
     after: NEW,
   },
   "the file an extends names without .json created (it was read with .json added)": {
-    files: {
-      "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
-      "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base" }),
-      "lib-a/value.ts": value(OLD),
-      "lib-b/value.ts": value(NEW),
-      ...card(importValue("@lib/value")),
-    },
+    files: extendingProject("./tsconfig.base"),
     before: OLD,
-    change: (root) =>
-      write(root, "tsconfig.base", tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } })),
+    change: (root) => write(root, "tsconfig.base", libPaths("lib-b")),
     after: NEW,
   },
   "a closer jsconfig.json created": {
@@ -385,17 +368,11 @@ for (const watchFiles of [false, true]) {
     });
 
     it("keeps it while only files esbuild does not read appear, as a new build shows", async () => {
-      const files = {
-        "tsconfig.base.json": tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-a/*"] } }),
-        "tsconfig.json": JSON.stringify({ extends: "./tsconfig.base.json" }),
-        "lib-a/value.ts": value(OLD),
-        "lib-b/value.ts": value(NEW),
-        ...card(importValue("@lib/value")),
-      };
+      const files = extendingProject("./tsconfig.base.json");
       const { root, bundler, code } = project({ files }, watchFiles);
       expect(await code()).toContain(OLD);
       // A jsconfig.json beside the tsconfig.json, and `.json` added to a name that has it.
-      const elsewhere = tsconfig({ baseUrl: ".", paths: { "@lib/*": ["lib-b/*"] } });
+      const elsewhere = libPaths("lib-b");
       write(root, "jsconfig.json", elsewhere);
       write(root, "tsconfig.base.json.json", elsewhere);
       for (let i = 0; i < 3; i++) {

@@ -37,6 +37,41 @@ function setup(pollMs = 0) {
   return { dir, live, handlers, events, next };
 }
 
+/**
+ * A card importing `helper.ts` (`export const h = "one"`) from a directory outside its source
+ * root, and a live reload of its handler set polling every `pollMs` (0: never); nobody
+ * subscribed yet.
+ */
+function outsideHelper(pollMs: number) {
+  const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
+  const dir = writeTree({
+    "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
+  });
+  const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+    logger: silentLogger,
+  });
+  const live = createLiveReload(handlers, { pollMs });
+  open.push(live);
+  return {
+    handlers,
+    live,
+    /** Saves the helper as `export const h = <source>;` (broken, if `source` is). */
+    save: (source: string) =>
+      writeFileSync(join(outside, "helper.ts"), `export const h = ${source};\n`),
+    /**
+     * The card asked for once, after live reload's first look (with nothing loaded), and
+     * time for its record, taken after the answer. Nothing checks it by stats afterwards.
+     */
+    async loadOnce() {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const bundle = await handlers.getBundle(cn("card"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return bundle;
+    },
+    code: async () => Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8"),
+  };
+}
+
 describe("createLiveReload", () => {
   it("announces a changed component the client has loaded, with its new hash, when a file changes", async () => {
     const t = setup();
@@ -114,100 +149,58 @@ describe("createLiveReload", () => {
 
   it("announces an edit to a file outside the source roots at once, without the poll", async () => {
     settleWrites(); // the build is kept (not racy), so the dev cache watches what it read
-    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
-    const dir = writeTree({
-      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
-    });
-    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
-      logger: silentLogger,
-    });
-    const live = createLiveReload(handlers, { pollMs: 0 });
-    open.push(live);
+    const t = outsideHelper(0);
     const changed = new Promise<LiveEvent>((resolve) =>
-      live.subscribe((e) => e.type === "change" && resolve(e)),
+      t.live.subscribe((e) => e.type === "change" && resolve(e)),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200)); // its first look, with nothing loaded
-    // Asked for once: nothing checks it by stats before the edit.
-    const before = await handlers.getBundle(cn("card"));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the record is taken after the answer
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    const before = await t.loadOnce();
+    t.save('"two"');
     const event = await changed;
     expect(event).toMatchObject({ name: "card" });
     expect(event.type === "change" && event.hash).not.toBe(before.hash);
-    const after = Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
-    expect(after).toContain('"two"');
+    expect(await t.code()).toContain('"two"');
   });
 
   it("announces the fix of a broken file outside the source roots at once, without the poll", async () => {
     settleWrites();
-    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
-    const dir = writeTree({
-      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
-    });
-    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
-      logger: silentLogger,
-    });
-    const live = createLiveReload(handlers, { pollMs: 0 });
-    open.push(live);
+    const t = outsideHelper(0);
     const events: LiveEvent[] = [];
-    live.subscribe((e) => events.push(e));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await handlers.getBundle(cn("card"));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "two;\n');
+    t.live.subscribe((e) => events.push(e));
+    await t.loadOnce();
+    t.save('"two');
     await vi.waitFor(() => expect(events.some((e) => e.type === "error")).toBe(true), {
       timeout: 5000,
     });
     // A failed build records nothing: the last good one's watches hear the fix.
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "three";\n');
+    t.save('"three"');
     await vi.waitFor(() => expect(events.at(-1)).toMatchObject({ type: "change", name: "card" }), {
       timeout: 5000,
     });
-    const after = Buffer.from((await handlers.getBundle(cn("card"))).code).toString("utf8");
-    expect(after).toContain('"three"');
+    expect(await t.code()).toContain('"three"');
   });
 
   it("goes on hearing a file outside the source roots after a rebuild too recent to keep", async () => {
-    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
-    const dir = writeTree({
-      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // past the racy window: kept
-    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
-      logger: silentLogger,
-    });
-    const live = createLiveReload(handlers, { pollMs: 0 });
-    open.push(live);
+    const t = outsideHelper(0);
     const hashes: string[] = [];
-    live.subscribe((e) => e.type === "change" && hashes.push(e.hash));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await handlers.getBundle(cn("card"));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    t.live.subscribe((e) => e.type === "change" && hashes.push(e.hash));
+    await t.loadOnce(); // built past the racy window after the files were written: kept
     // Live reload rebuilds ~15 ms after the save: within 50 ms of it, so the bundle is served
     // but not kept (racy), and nothing asks for it again before the next save.
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    t.save('"two"');
     await vi.waitFor(() => expect(hashes).toHaveLength(1), { timeout: 5000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "three";\n');
+    t.save('"three"');
     await vi.waitFor(() => expect(hashes).toHaveLength(2), { timeout: 5000 });
     expect(hashes[1]).not.toBe(hashes[0]);
   });
 
   it("notices edits outside the watched roots by polling", async () => {
-    const outside = writeTree({ "helper.ts": 'export const h = "one";\n' });
-    const dir = writeTree({
-      "card/index.tsx": `import { h } from ${JSON.stringify(join(outside, "helper.ts"))};\nexport default () => h;\n`,
-    });
-    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
-      logger: silentLogger,
-    });
-    const live = createLiveReload(handlers, { pollMs: 50 });
-    open.push(live);
-    await handlers.getMetadata(cn("card"));
+    const t = outsideHelper(50);
+    await t.handlers.getMetadata(cn("card"));
     const changed = new Promise<LiveEvent>((resolve) =>
-      live.subscribe((e) => e.type === "change" && resolve(e)),
+      t.live.subscribe((e) => e.type === "change" && resolve(e)),
     );
-    writeFileSync(join(outside, "helper.ts"), 'export const h = "two";\n');
+    t.save('"two"');
     expect(await changed).toMatchObject({ name: "card" });
   });
 });
