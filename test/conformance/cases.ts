@@ -243,7 +243,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "static", title: "404 StaticMode for a file under the API the build does not hold", path: "/bundles/assets/nope-ABCD2345.svg", expect: error(404, "StaticMode") },
     { config: "static", title: "still serves stylesheets and assets as static files", path: `/static/${files.stylesheet}`, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, body: files.css } },
     { config: "static", title: "422 before 404 StaticMode for a malformed name", path: "/bundles/a..b.js", expect: error(422, "InvalidComponentName") },
-    { config: "static", title: "404 NotFound for the live-reload stream in static mode", path: "/events", expect: error(404, "NotFound") },
+    { config: "static", title: "204 for the live-reload stream in static mode (an EventSource stops)", path: "/events", expect: { status: 204, cacheControl: "no-store", body: Buffer.alloc(0) } },
 
     // The Host guard of a development server (DNS-rebinding protection)
     { config: "guarded", title: "403 HostNotAllowed for a Host it was not told", path: "/bundles/greeting.js", headers: { host: "rebind.attacker.example" }, expect: error(403, "HostNotAllowed") },

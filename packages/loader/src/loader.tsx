@@ -149,6 +149,8 @@ interface Source {
   /** Content hashes seen, by name (live reload compares them after a reconnect). */
   known: Map<string, string>;
   live?: boolean;
+  /** The live-reload stream was open once (set by `followLive`). */
+  opened?: boolean;
   disconnect?: () => void;
 }
 
@@ -263,7 +265,8 @@ function createLoader(): SvcGlobal {
               }
             }
           }
-          if (source.live) {
+          // Loaded after the stream opened (the first `hello` records what came before).
+          if (source.live && source.opened === true) {
             source.client.loadMetadata(name).then(
               (metadata) => source.known.set(name, metadata.hash),
               () => {},

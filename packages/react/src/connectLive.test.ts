@@ -108,6 +108,8 @@ describe("connectLive", () => {
 
   it("reopens a stream the browser gave up on, backing off from 1 s", async () => {
     vi.useFakeTimers();
+    // Asked why the browser gave up, the server answers an error (it is starting, say).
+    vi.stubGlobal("fetch", async () => new Response(null, { status: 502 }));
     const { client, queryClient } = setup();
     const statuses: string[] = [];
     const disconnect = connectLive({ client, queryClient, onStatus: (s) => statuses.push(s) });
@@ -148,5 +150,49 @@ describe("connectLive", () => {
     expect(queryClient.getQueryState(svcQueryKeys.component(other, "card"))?.isInvalidated).toBe(
       false,
     );
+  });
+
+  for (const status of [204, 404]) {
+    it(`stops for good when the server answers ${status} (no live reload there), asking nothing more`, async () => {
+      vi.useFakeTimers();
+      const probes: string[] = [];
+      vi.stubGlobal("fetch", async (url: string, init?: RequestInit) => {
+        probes.push(`${init?.method} ${url}`);
+        return new Response(null, { status });
+      });
+      const { client, queryClient, requested } = setup();
+      await queryClient.fetchQuery(componentQueryOptions("card", { client }));
+      const statuses: string[] = [];
+      connectLive({ client, queryClient, onStatus: (s) => statuses.push(s) });
+      (FakeEventSource.instances[0] as FakeEventSource).fail();
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(FakeEventSource.instances).toHaveLength(1);
+      expect(probes).toEqual(["HEAD /api/events"]);
+      expect(statuses).toEqual(["connecting", "reconnecting", "off"]);
+      // No hash recorded for a stream that never opened: no metadata asked for.
+      expect(requested.filter((url) => url.endsWith("/metadata"))).toEqual([]);
+    });
+  }
+
+  it("records what the page has once the stream is open: at the first hello, then as it loads", async () => {
+    const { client, queryClient, versions, requested } = setup();
+    versions.list = "l1";
+    await queryClient.fetchQuery(componentQueryOptions("card", { client }));
+    connectLive({ client, queryClient });
+    const source = FakeEventSource.instances[0] as FakeEventSource;
+    await flush();
+    expect(requested.filter((url) => url.endsWith("/metadata"))).toEqual([]);
+    source.open();
+    source.send({ type: "hello", server: "s1" });
+    await vi.waitFor(() => expect(requested).toContain("/api/bundles/card/metadata"));
+    await queryClient.fetchQuery(componentQueryOptions("list", { client }));
+    await vi.waitFor(() => expect(requested).toContain("/api/bundles/list/metadata"));
+    // Both recorded: after a restart, the one that moved meanwhile is fetched again.
+    versions.card = "h2";
+    requested.length = 0;
+    source.send({ type: "hello", server: "s2" });
+    await vi.waitFor(() => expect(requested).toContain("/api/bundles/card.js?h2"));
+    await flush();
+    expect(requested.filter((url) => url.includes("/list.js"))).toEqual([]);
   });
 });

@@ -40,10 +40,16 @@ export function connectLive(options: ConnectLiveOptions): () => void {
 
   /** name → content hash of the version this page has, to compare after a reconnect. */
   const known = new Map<string, string>();
+  /**
+   * Whether a stream was ever open: until then nothing is asked of the server (where live
+   * reload is off, nothing ever is); the first `hello` records what was loaded before it.
+   */
+  let opened = false;
   const unsubscribeCache = queryClient.getQueryCache().subscribe((event) => {
-    if (event.type !== "updated" || event.action.type !== "success") return;
+    if (!opened || event.type !== "updated" || event.action.type !== "success") return;
     const name = svcQueryKeys.componentOf(client, event.query.queryKey);
-    if (name === undefined) return;
+    // A `change` told its hash already; the first `hello` recorded what was loaded before it.
+    if (name === undefined || known.has(name)) return;
     client.loadMetadata(name).then(
       (metadata) => known.set(name, metadata.hash),
       () => {},
@@ -71,6 +77,7 @@ export function connectLive(options: ConnectLiveOptions): () => void {
         const state = queryClient.getQueryState(svcQueryKeys.component(client, name));
         const before = known.get(name);
         const failed = state?.status === "error" && state.data === undefined;
+        if (before === undefined) known.set(name, hash);
         if ((before !== undefined && before !== hash) || failed) {
           known.set(name, hash);
           await reloadComponent(name, { ...target, hash });
@@ -86,6 +93,7 @@ export function connectLive(options: ConnectLiveOptions): () => void {
         // Events may have been missed before this connection (a restarted server, with a
         // new id, knows nothing of this page; a dropped one sent into the void).
         server = event.server;
+        opened = true;
         void recheck();
         break;
       case "change":

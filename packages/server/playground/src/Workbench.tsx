@@ -257,11 +257,23 @@ function useBundleHref(name: string): string {
 
 function LiveBadge({ status }: { status: LiveStatus }): ReactNode {
   const label =
-    status === "open" ? "live" : status === "connecting" ? "connecting…" : "reconnecting…";
+    status === "open"
+      ? "live"
+      : status === "connecting"
+        ? "connecting…"
+        : status === "off"
+          ? "live reload off"
+          : "reconnecting…";
   return (
     <span
       className={`pg-live pg-live-${status}`}
-      title={status === "open" ? "Changes on disk show here at once" : "Waiting for svc serve"}
+      title={
+        status === "open"
+          ? "Changes on disk show here at once"
+          : status === "off"
+            ? "This server does not serve live reload"
+            : "Waiting for svc serve"
+      }
     >
       {label}
     </span>

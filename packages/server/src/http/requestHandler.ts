@@ -168,7 +168,7 @@ function routeOf(path: string): Route | undefined {
 /**
  * Routes the endpoints to the handler set and decides every status and header. Paths are
  * relative to wherever the transport mounts it (`/bundles`, `/bundles/x.js`, `/events`, …).
- * `events`: the live-reload stream to serve at `/events` (none: 404, as in production).
+ * `events`: the live-reload stream to serve at `/events` (none: 204 No Content, as in production).
  */
 export function createRequestHandler(
   handlers: Handlers,
@@ -348,10 +348,11 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
         });
       });
     case "events":
+      // Live reload is off here (production, static mode, `live: false`): 204 is what tells an
+      // `EventSource` to stop reconnecting (HTML's server-sent events), so a page left with
+      // `data-svc-live` or `<SvcProvider live>` stops at once, with nothing in its console.
       if (context.events === undefined) {
-        throw new NotFoundError(
-          "No live-reload stream here: it is served in development only (live reload is off, or this is static mode).",
-        );
+        return { status: 204, headers: { "cache-control": "no-store" }, body: null };
       }
       return {
         status: 200,

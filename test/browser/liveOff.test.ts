@@ -1,0 +1,97 @@
+/**
+ * A page that keeps live reload on where the server does not serve it (production, static
+ * mode, `live: false`: `/events` answers 204) asks once and stops: one `EventSource`, one
+ * `HEAD`, nothing in the console, no metadata asked for to record hashes — with the loader's
+ * `data-svc-live` and with a React app's `<SvcProvider live>`, through the node handler.
+ */
+import { ComponentRegistry, silentLogger } from "@svc/server";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bundleApp,
+  launchBrowser,
+  makeTempDir,
+  removeDir,
+  startTestServer,
+  type TestServer,
+  writeFiles,
+} from "./helpers.ts";
+
+let browser: Browser;
+let dir: string;
+let server: TestServer;
+
+beforeAll(async () => {
+  const [launched, root, app] = await Promise.all([
+    launchBrowser(),
+    makeTempDir("svc-live-off-"),
+    bundleApp(new URL("./fixtures/liveCardApp.tsx", import.meta.url), "production"),
+  ]);
+  browser = launched;
+  dir = root;
+  await writeFiles(dir, {
+    "card/index.tsx":
+      'export default function Card() {\n  return <p className="card-text">one</p>;\n}\n',
+  });
+  server = await startTestServer({
+    registry: new ComponentRegistry(dir, { logger: silentLogger }),
+    handlerOptions: { logger: silentLogger, live: false },
+    pages: {
+      "/app.html": {
+        body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
+      },
+      "/app.js": { body: app },
+      "/loader.html": {
+        body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await removeDir(dir);
+});
+
+describe("live reload where the server does not serve it", () => {
+  for (const [name, path] of [
+    ["the loader with data-svc-live", "/loader.html"],
+    ["a React app with <SvcProvider live>", "/app.html"],
+  ]) {
+    it(`${name}: asks for the stream once, then stops, quietly`, async () => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        const console: string[] = [];
+        page.on("console", (message) => {
+          // (Chromium asks for /favicon.ico, which the test server does not have.)
+          const favicon = message.location().url.endsWith("/favicon.ico");
+          if ((message.type() === "error" || message.type() === "warning") && !favicon) {
+            console.push(`${message.text()} (${message.location().url})`);
+          }
+        });
+        const asked: string[] = [];
+        page.on("request", (request) => {
+          const url = new URL(request.url());
+          if (url.pathname.startsWith("/api/")) asked.push(`${request.method()} ${url.pathname}`);
+        });
+        await page.goto(`${server.url}${path}`);
+        await expect
+          .poll(() => page.locator("#card .card-text").textContent({ timeout: 500 }))
+          .toBe("one");
+        await expect.poll(() => asked.filter((r) => r === "HEAD /api/events")).toHaveLength(1);
+        // Past the first two retries a stream that failed otherwise would make (1 s, then 2 s).
+        await page.waitForTimeout(3200);
+        expect(asked.filter((r) => r.endsWith(" /api/events"))).toEqual([
+          "GET /api/events",
+          "HEAD /api/events",
+        ]);
+        expect(asked.filter((r) => r.endsWith("/metadata"))).toEqual([]);
+        expect(console).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
