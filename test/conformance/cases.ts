@@ -243,6 +243,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "static", title: "404 StaticMode for a file under the API the build does not hold", path: "/bundles/assets/nope-ABCD2345.svg", expect: error(404, "StaticMode") },
     { config: "static", title: "still serves stylesheets and assets as static files", path: `/static/${files.stylesheet}`, expect: { status: 200, contentType: CSS_TYPE, cacheControl: IMMUTABLE, body: files.css } },
     { config: "static", title: "422 before 404 StaticMode for a malformed name", path: "/bundles/a..b.js", expect: error(422, "InvalidComponentName") },
+    { method: "HEAD", title: "HEAD of the live-reload stream: its headers, no body", path: "/events", expect: { status: 200, contentType: "text/event-stream; charset=utf-8", cacheControl: "no-cache, no-transform", body: Buffer.alloc(0) } },
     { config: "static", title: "204 for the live-reload stream in static mode (an EventSource stops)", path: "/events", expect: { status: 204, cacheControl: "no-store", body: Buffer.alloc(0) } },
 
     // The Host guard of a development server (DNS-rebinding protection)

@@ -58,4 +58,36 @@ describe("createRequestHandler", () => {
     expect((await handle(get("/bundles/nope.js"))).status).toBe(404);
     expect(handle(get("/bundles/%ZZ.js"))).toMatchObject({ status: 422 });
   });
+
+  it("the live-reload stream: a HEAD subscribes to nothing; without a source, 204 for any method", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    let subscribed = 0;
+    const events = {
+      serverId: "s",
+      current: () => [],
+      subscribe: () => {
+        subscribed++;
+        return () => {};
+      },
+    };
+    const handle = createRequestHandler(handlers, { events });
+    const head = await handle({ ...get("/events"), method: "HEAD" });
+    expect(head).toMatchObject({ status: 200, body: null });
+    expect(head.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(subscribed).toBe(0);
+    const stream = (await handle(get("/events"))).body as ReadableStream<Uint8Array>;
+    expect(subscribed).toBe(1);
+    await stream.cancel();
+    const off = createRequestHandler(handlers);
+    for (const method of ["GET", "HEAD"]) {
+      expect(await off({ ...get("/events"), method })).toMatchObject({
+        status: 204,
+        headers: { "cache-control": "no-store" },
+        body: null,
+      });
+    }
+  });
 });

@@ -361,7 +361,9 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
           "cache-control": "no-cache, no-transform",
           "x-accel-buffering": "no",
         },
-        body: eventStream(context.events, request.signal),
+        // A `HEAD` (what a client that lost the stream asks: is one served here?) subscribes
+        // to nothing, so it starts no watching.
+        body: request.method === "HEAD" ? null : eventStream(context.events, request.signal),
       };
     case "static":
       return staticResponse(handlers, request, route.path);
