@@ -40,7 +40,12 @@ beforeAll(async () => {
   ]);
   browser = launched;
   dir = root;
-  await writeFiles(dir, { "card/index.tsx": card("one") });
+  await writeFiles(dir, {
+    "card/index.tsx": card("one"),
+    // Shows `card` nested, through `useComponent`.
+    "frame/index.tsx":
+      'import { useComponent } from "@svc/react";\nexport default function Frame() {\n  const Card = useComponent("card");\n  return <div className="frame"><Card /></div>;\n}\n',
+  });
   server = await startTestServer({
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
     handlerOptions: { logger: silentLogger },
@@ -49,6 +54,9 @@ beforeAll(async () => {
         body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
       },
       "/app.js": { body: app },
+      "/nested.html": {
+        body: '<!doctype html><html><body><div id="frame" data-svc-component="frame"></div><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
+      },
       "/loader.html": {
         body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><div data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
       },
@@ -183,6 +191,26 @@ describe("live reload with the browser's HTTP cache on", () => {
       await poll(() => asked.length).toBe(3);
       await page.waitForTimeout(300);
       expect(asked).toHaveLength(3);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the loader: a broken save of a component shown nested (useComponent) shows its error there too; the fix, its new version", async () => {
+    await save(card("one"));
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/nested.html`);
+      await poll(() => textOf(page, "#frame .frame .card-text")).toBe("one");
+      await poll(() => textOf(page, "#card .card-text")).toBe("one");
+      await save(BROKEN);
+      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
+      await poll(() => textOf(page, "#frame [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
+      expect(await page.locator(".card-text").count()).toBe(0);
+      await save(card("two"));
+      await poll(() => textOf(page, "#frame .frame .card-text")).toBe("two");
+      await poll(() => textOf(page, "#card .card-text")).toBe("two");
     } finally {
       await context.close();
     }

@@ -519,8 +519,13 @@ function createLoader(): SvcGlobal {
     const S = svcReact();
     const queryClient = source.queryClient;
     if (S !== undefined && queryClient !== undefined) {
-      // Components loaded through `useComponent` (nested) live in its cache.
-      await S.reloadComponent(name, { client, queryClient, hash });
+      // Components loaded through `useComponent` (nested) live in its cache; without a hash
+      // their failure shows where they are nested too (a page's own older copy lacks it).
+      await ((hash === undefined && S.showComponentFailure) || S.reloadComponent)(name, {
+        client,
+        queryClient,
+        hash,
+      });
     } else {
       client.invalidate(name);
     }
@@ -614,7 +619,7 @@ async function importExtras(url: string): Promise<LoaderExtras> {
   }
   if (!response.ok) {
     throw new Error(
-      `svc loader: GET ${url} → ${response.status}: ${LOADER_EXTRAS_FILE} holds the loader's island hydration and live reload (the svc API serves it; svc build writes it beside the manifest)`,
+      `svc loader: GET ${url} → ${response.status}: serve ${LOADER_EXTRAS_FILE} (islands, live reload) as the svc API does, or from svc build's output`,
     );
   }
   const extras = (await importCode(await response.text())) as unknown as LoaderExtras;

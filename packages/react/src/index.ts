@@ -55,7 +55,11 @@ export {
 } from "./hydrateIsland.ts";
 export { installReactModules } from "./installReactModules.ts";
 export { svcQueryKeys } from "./queryKeys.ts";
-export { type ReloadComponentOptions, reloadComponent } from "./reloadComponent.ts";
+export {
+  type ReloadComponentOptions,
+  reloadComponent,
+  showComponentFailure,
+} from "./reloadComponent.ts";
 export { ServerComponent, type ServerComponentProps } from "./ServerComponent.ts";
 export {
   type ErrorFallback,
