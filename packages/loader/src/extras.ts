@@ -72,11 +72,6 @@ export interface LiveSource {
   modules: Map<string, { status?: string }>;
   /** Content hashes seen, by name. */
   known: Map<string, string>;
-  /**
-   * Whether the stream was ever open (a first `hello`): until then the loader asks nothing to
-   * record hashes — where live reload is off (production), it never does.
-   */
-  opened?: boolean;
 }
 
 /**
@@ -96,7 +91,6 @@ export function followLive(
     } else if (event.type === "error") {
       reload(event.name, undefined);
     } else if (event.type === "hello") {
-      source.opened = true;
       // Events may have been missed before this connection: compare what this page has.
       for (const name of modules.keys()) {
         client.invalidate(name);

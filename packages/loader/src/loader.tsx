@@ -149,8 +149,6 @@ interface Source {
   /** Content hashes seen, by name (live reload compares them after a reconnect). */
   known: Map<string, string>;
   live?: boolean;
-  /** The live-reload stream was open once (set by `followLive`). */
-  opened?: boolean;
   disconnect?: () => void;
 }
 
@@ -265,8 +263,7 @@ function createLoader(): SvcGlobal {
               }
             }
           }
-          // Loaded after the stream opened (the first `hello` records what came before).
-          if (source.live && source.opened === true) {
+          if (source.live) {
             source.client.loadMetadata(name).then(
               (metadata) => source.known.set(name, metadata.hash),
               () => {},

@@ -169,30 +169,26 @@ describe("connectLive", () => {
       expect(FakeEventSource.instances).toHaveLength(1);
       expect(probes).toEqual(["HEAD /api/events"]);
       expect(statuses).toEqual(["connecting", "reconnecting", "off"]);
-      // No hash recorded for a stream that never opened: no metadata asked for.
-      expect(requested.filter((url) => url.endsWith("/metadata"))).toEqual([]);
+      expect(requested.filter((url) => url.endsWith("/events"))).toEqual([]);
     });
   }
 
-  it("records what the page has once the stream is open: at the first hello, then as it loads", async () => {
+  it("a component edited between its load and the first hello is fetched again (its hash is recorded at load)", async () => {
     const { client, queryClient, versions, requested } = setup();
-    versions.list = "l1";
-    await queryClient.fetchQuery(componentQueryOptions("card", { client }));
     connectLive({ client, queryClient });
     const source = FakeEventSource.instances[0] as FakeEventSource;
+    await queryClient.fetchQuery(componentQueryOptions("card", { client }));
+    await vi.waitFor(() => expect(requested).toContain("/api/bundles/card/metadata"));
     await flush();
-    expect(requested.filter((url) => url.endsWith("/metadata"))).toEqual([]);
+    // Edited before this page's stream opened: announced to no one here.
+    versions.card = "h2";
     source.open();
     source.send({ type: "hello", server: "s1" });
-    await vi.waitFor(() => expect(requested).toContain("/api/bundles/card/metadata"));
-    await queryClient.fetchQuery(componentQueryOptions("list", { client }));
-    await vi.waitFor(() => expect(requested).toContain("/api/bundles/list/metadata"));
-    // Both recorded: after a restart, the one that moved meanwhile is fetched again.
-    versions.card = "h2";
-    requested.length = 0;
-    source.send({ type: "hello", server: "s2" });
     await vi.waitFor(() => expect(requested).toContain("/api/bundles/card.js?h2"));
-    await flush();
-    expect(requested.filter((url) => url.includes("/list.js"))).toEqual([]);
+    await vi.waitFor(() =>
+      expect(queryClient.getQueryData(svcQueryKeys.component(client, "card"))).toEqual({
+        default: "h2",
+      }),
+    );
   });
 });

@@ -40,16 +40,10 @@ export function connectLive(options: ConnectLiveOptions): () => void {
 
   /** name → content hash of the version this page has, to compare after a reconnect. */
   const known = new Map<string, string>();
-  /**
-   * Whether a stream was ever open: until then nothing is asked of the server (where live
-   * reload is off, nothing ever is); the first `hello` records what was loaded before it.
-   */
-  let opened = false;
   const unsubscribeCache = queryClient.getQueryCache().subscribe((event) => {
-    if (!opened || event.type !== "updated" || event.action.type !== "success") return;
+    if (event.type !== "updated" || event.action.type !== "success") return;
     const name = svcQueryKeys.componentOf(client, event.query.queryKey);
-    // A `change` told its hash already; the first `hello` recorded what was loaded before it.
-    if (name === undefined || known.has(name)) return;
+    if (name === undefined) return;
     client.loadMetadata(name).then(
       (metadata) => known.set(name, metadata.hash),
       () => {},
@@ -93,7 +87,6 @@ export function connectLive(options: ConnectLiveOptions): () => void {
         // Events may have been missed before this connection (a restarted server, with a
         // new id, knows nothing of this page; a dropped one sent into the void).
         server = event.server;
-        opened = true;
         void recheck();
         break;
       case "change":
