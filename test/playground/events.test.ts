@@ -103,12 +103,12 @@ describe("GET /api/events", () => {
     rmSync(broken, { recursive: true, force: true });
   });
 
-  it("is absent with live: false", async () => {
+  it("is absent with live: false: 204 No Content, which tells an EventSource to stop", async () => {
     const server = await serve({ live: false });
     expect(server.live).toBeUndefined();
     const response = await fetch(`${server.url}/api/events`);
-    expect(response.status).toBe(404);
-    expect(await response.json()).toMatchObject({ error: "NotFound" });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe("");
   });
 });
 

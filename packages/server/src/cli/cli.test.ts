@@ -95,7 +95,7 @@ describe("svc CLI", () => {
     const project = writeTree({ "components/mine/index.tsx": "export default () => null;\n" });
     for (const [args, status] of [
       [[], 200],
-      [["--no-live"], 404],
+      [["--no-live"], 204],
     ] as const) {
       const svc = start(["serve", "--host", "127.0.0.1", "--port", "0", ...args], project);
       const [, url] = await svc.waitFor(/api: +(http:\/\/\S+)\/api\/bundles/);
