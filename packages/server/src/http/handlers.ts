@@ -19,6 +19,7 @@ import {
   STYLESHEET_NAME,
   STYLESHEET_TYPE,
 } from "../bundling/componentFiles.ts";
+import { afterPoll } from "../bundling/dirWatches.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
@@ -55,9 +56,10 @@ export interface HandlerOptions {
    */
   autoRefresh?: boolean;
   /**
-   * Let directory watches vouch for a cached bundle between stat checks (Linux, local file
-   * systems; see docs/DECISIONS.md): a warm bundle is then answered without a stat. False:
-   * every check stats the bundle's files, once per turn of the event loop. Default: true.
+   * Let directory watches vouch for a cached bundle, and for a build directory's
+   * `manifest.json`, between stat checks (Linux, local file systems; see docs/DECISIONS.md):
+   * a warm bundle is then answered without a stat. False: every check stats the files, once
+   * per turn of the event loop. Default: true.
    */
   watchFiles?: boolean;
   /**
@@ -265,7 +267,9 @@ export function createHandlers(
   }
   const schemas = new SchemaReader();
   const prebuilt =
-    options.buildDir === undefined ? undefined : new PrebuiltBundles(options.buildDir, { logger });
+    options.buildDir === undefined
+      ? undefined
+      : new PrebuiltBundles(options.buildDir, { logger, watch: options.watchFiles });
   // `manifest.json` is served as the API uses it: a manifest refused at run time never is.
   const staticFiles =
     prebuilt === undefined
@@ -510,6 +514,14 @@ export function createHandlers(
     },
     getBundle(name, options = {}) {
       if (staticMode) return Promise.reject(new StaticModeError(name));
+      // A build's manifest its watch vouches for: one step after the poll phase, no stat.
+      if (prebuilt?.leftToWatch() === true) {
+        return afterPoll(options.readFromSocket === true).then(() => {
+          const vouched = prebuilt.vouched(name);
+          if (vouched !== undefined) return told(name, vouched).then(withPreloads);
+          return told(name, liveBundle(name, options)).then(withPreloads);
+        });
+      }
       const fromBuild = prebuilt?.read(name);
       if (fromBuild !== undefined) return told(name, fromBuild).then(withPreloads);
       // A warm bundle its watches vouch for: one step after the poll phase, not the whole
@@ -531,6 +543,8 @@ export function createHandlers(
     },
     peekBundle(name) {
       if (staticMode) return undefined;
+      // Left to its watch: answered by getBundle after the poll phase.
+      if (prebuilt?.leftToWatch() === true) return undefined;
       let bundle: BundleResult | undefined;
       if (prebuilt?.entry(name) !== undefined) {
         bundle = prebuilt.peek(name);

@@ -1,5 +1,7 @@
 /** The handler set with a build directory (`buildDir`) and in static mode (`staticMode`). */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -10,8 +12,10 @@ import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
 import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
+import { createNodeHandler } from "../transports/node.ts";
 import { build } from "./build.ts";
 import { type Manifest, ManifestError } from "./manifest.ts";
+import { PrebuiltBundles } from "./prebuiltBundles.ts";
 
 const scratch: string[] = [];
 const servers: DevServer[] = [];
@@ -123,7 +127,12 @@ describe("createHandlers with buildDir", () => {
 
   it("peeks a bundle only once it is read, and not across a new build", async () => {
     const { sources, buildDir, manifest } = await builtProject();
-    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    // Checked by stats alone (a watch vouching for the manifest leaves peeking to getBundle).
+    const handlers = createHandlers(registryOf(sources), {
+      buildDir,
+      bundler: noBundler,
+      watchFiles: false,
+    });
     expect(handlers.peekBundle?.(cn("card"))).toBeUndefined();
     const read = await handlers.getBundle(cn("card"));
     expect(handlers.peekBundle?.(cn("card"))).toBe(read);
@@ -173,6 +182,68 @@ describe("createHandlers with buildDir", () => {
     expect(() => createHandlers(registryOf(), { buildDir: empty })).toThrow(ManifestError);
     const bad = writeTree({ "manifest.json": JSON.stringify({ card: { file: "../x.js" } }) });
     expect(() => createHandlers(registryOf(), { buildDir: bad })).toThrow(/points outside/);
+  });
+});
+
+/** Resolves in a later turn of the event loop, after a poll phase. */
+const laterTurn = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+// Watches vouch only on Linux (see dirWatches.ts); elsewhere the manifest is stat-checked.
+describe.runIf(process.platform === "linux")("a build directory's manifest, watched", () => {
+  it("is left to its watch between stat checks; an unrelated file changes nothing, a new manifest ends it", async () => {
+    const { buildDir } = await builtProject();
+    const bundles = new PrebuiltBundles(buildDir, { logger: silentLogger });
+    expect(bundles.leftToWatch()).toBe(false); // never checked: nothing armed yet
+    await bundles.read("card"); // a stat check, which arms the watch
+    expect(bundles.manifest.card).toBeDefined(); // a stat check this turn…
+    expect(bundles.leftToWatch()).toBe(false); // …which stands for the turn
+    await laterTurn();
+    expect(bundles.leftToWatch()).toBe(true);
+    writeFileSync(join(buildDir, "notes.txt"), "not the manifest\n");
+    await laterTurn();
+    expect(bundles.leftToWatch()).toBe(true);
+    writeFileSync(join(buildDir, "manifest.json"), readFileSync(join(buildDir, "manifest.json")));
+    await laterTurn();
+    expect(bundles.leftToWatch()).toBe(false);
+    // The next check confirms it again.
+    expect((await bundles.vouched("card"))?.name).toBe("card");
+    await laterTurn();
+    expect(bundles.leftToWatch()).toBe(true);
+    expect(new PrebuiltBundles(buildDir, { watch: false }).leftToWatch()).toBe(false);
+  });
+
+  it("a warm request is answered after the poll phase, never from a build replaced before it", async () => {
+    const { sources, buildDir, manifest } = await builtProject();
+    writeTree(typicalComponent("card", "Changed"), sources);
+    const other = join(buildDir, "..", "other");
+    const { manifest: changed } = await build({ registry: registryOf(sources), outDir: other });
+    const handlers = createHandlers(registryOf(sources), { buildDir, bundler: noBundler });
+    const handle = createNodeHandler(handlers, { prefix: "/api", live: false });
+    const server = createServer((req, res) => handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/bundles/card.js`;
+      const etag = async () => (await fetch(url)).headers.get("etag");
+      expect(await etag()).toBe(`"${manifest.card?.hash}"`);
+      // Both builds' files side by side, as publishing leaves them; then the manifest decides.
+      cpSync(join(other, "bundles"), join(buildDir, "bundles"), { recursive: true });
+      for (const [bytes, hash] of [
+        [readFileSync(join(other, "manifest.json")), changed.card?.hash],
+        [readFileSync(join(buildDir, "manifest.json")), manifest.card?.hash],
+      ] as const) {
+        for (let round = 0; round < 3; round++) {
+          await laterTurn();
+          // Left to the watch: peeking leaves the answer to getBundle, after the poll phase.
+          expect(handlers.peekBundle?.(cn("card"))).toBeUndefined();
+          // Published the moment before the request, as a deploy script then a client would.
+          writeFileSync(join(buildDir, "manifest.json.tmp"), bytes);
+          renameSync(join(buildDir, "manifest.json.tmp"), join(buildDir, "manifest.json"));
+          expect(await etag()).toBe(`"${hash}"`);
+        }
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join, posix, resolve } from "node:path";
+import { type RecordWatch, watchRecord } from "../bundling/dirWatches.ts";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
@@ -44,6 +45,12 @@ interface Generation {
  * at construction (a missing or malformed one throws at once) and kept; each bundle file is
  * read on first use, checked against its hash and kept for good. When a new build is swapped
  * into the directory (its `manifest.json` is a new file), the next call picks it up.
+ *
+ * `manifest.json` is stat-checked once a turn. Between checks, a watch of the directory
+ * (Linux, local file systems: see `dirWatches.ts`) may vouch for it instead, for the bundle
+ * requests that ask through {@link leftToWatch} and {@link vouched}: as for a dev bundle, such a
+ * request is answered once a poll phase that began after it has run, so a build published
+ * before the request is seen.
  */
 export class PrebuiltBundles {
   readonly dir: string;
@@ -53,12 +60,18 @@ export class PrebuiltBundles {
   #refused: FileStamp | undefined;
   #checkedTurn = -1;
   readonly #manifestPath: string;
+  /** The watch of `manifest.json` (undefined: not set yet; null: it cannot be watched). */
+  #watch: RecordWatch | null | undefined;
 
-  /** @param options.logger where a refused manifest is reported. Default: console. */
-  constructor(buildDir: string, options: { logger?: Logger } = {}) {
+  /**
+   * @param options.logger where a refused manifest is reported. Default: console.
+   * @param options.watch let a watch vouch for `manifest.json` between stat checks. Default: true.
+   */
+  constructor(buildDir: string, options: { logger?: Logger; watch?: boolean } = {}) {
     this.dir = resolve(buildDir);
     this.#manifestPath = join(this.dir, MANIFEST_FILE);
     this.#logger = options.logger ?? consoleLogger;
+    if (options.watch === false) this.#watch = null;
     this.#current = this.#load();
   }
 
@@ -222,6 +235,38 @@ export class PrebuiltBundles {
     const turn = currentTurn();
     if (this.#checkedTurn === turn) return this.#current;
     this.#checkedTurn = turn;
+    return this.#check();
+  }
+
+  /**
+   * Whether a bundle request may leave the manifest to its watch this turn: not stat-checked
+   * this turn, and nothing heard since the last check confirmed it (less than a second ago).
+   * Then {@link vouched}, after the poll phase, gives the generation to answer from.
+   */
+  leftToWatch(): boolean {
+    return this.#checkedTurn !== currentTurn() && this.#watch?.quiet() === true;
+  }
+
+  /**
+   * After a poll phase that began after the request ({@link afterPoll}): `name`'s bundle as
+   * {@link read} gives it, from the generation the watch still vouches for, or else from a
+   * stat check's (which records no turn: the next turn's requests may be newer).
+   */
+  vouched(name: string): Promise<PrebuiltBundle> | undefined {
+    const generation = this.#watch?.quiet() === true ? this.#current : this.#check();
+    const ready = generation.ready.get(name);
+    if (ready !== undefined) return Promise.resolve(ready);
+    return this.#read(generation, name);
+  }
+
+  /** `manifest.json` checked by stats now; the watch (set on the first check) learns of it. */
+  #check(): Generation {
+    if (this.#watch === undefined) {
+      this.#watch =
+        watchRecord([{ path: this.dir, names: [MANIFEST_FILE], listing: false }]) ?? null;
+    }
+    // Before the stat: a change after it is heard by the watch.
+    this.#watch?.mark();
     const stamp = stampOf(this.#manifestPath);
     // Absent for a moment (a deploy that replaces the whole directory): keep what we have.
     if (
@@ -229,6 +274,7 @@ export class PrebuiltBundles {
       sameStamp(stamp, this.#current.stamp) ||
       (this.#refused !== undefined && sameStamp(stamp, this.#refused))
     ) {
+      if (stamp !== undefined) this.#watch?.confirm();
       return this.#current;
     }
     try {
@@ -240,6 +286,7 @@ export class PrebuiltBundles {
       this.#refused = stamp;
       this.#logger.warn(`${error.message} — it was refused; the previous build is still served`);
     }
+    this.#watch?.confirm();
     return this.#current;
   }
 
