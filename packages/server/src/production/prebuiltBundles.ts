@@ -100,10 +100,7 @@ export class PrebuiltBundles {
    * @throws BundleError when the listed file is missing or does not match its hash.
    */
   read(name: string): Promise<PrebuiltBundle> | undefined {
-    const generation = this.#fresh();
-    const ready = generation.ready.get(name);
-    if (ready !== undefined) return Promise.resolve(ready);
-    return this.#read(generation, name);
+    return this.#read(this.#fresh(), name);
   }
 
   /**
@@ -114,7 +111,10 @@ export class PrebuiltBundles {
     return this.#fresh().ready.get(name);
   }
 
+  /** {@link read} of `generation`: the bundle kept, or read now (once). */
   #read(generation: Generation, name: string): Promise<PrebuiltBundle> | undefined {
+    const ready = generation.ready.get(name);
+    if (ready !== undefined) return Promise.resolve(ready);
     const entry = Object.hasOwn(generation.manifest, name) ? generation.manifest[name] : undefined;
     if (entry === undefined) return undefined;
     let pending = generation.bundles.get(name);
@@ -253,10 +253,7 @@ export class PrebuiltBundles {
    * stat check's (which records no turn: the next turn's requests may be newer).
    */
   vouched(name: string): Promise<PrebuiltBundle> | undefined {
-    const generation = this.#watch?.quiet() === true ? this.#current : this.#check();
-    const ready = generation.ready.get(name);
-    if (ready !== undefined) return Promise.resolve(ready);
-    return this.#read(generation, name);
+    return this.#read(this.#watch?.quiet() === true ? this.#current : this.#check(), name);
   }
 
   /** `manifest.json` checked by stats now; the watch (set on the first check) learns of it. */
