@@ -28,6 +28,7 @@
 import { type FSWatcher, statfsSync, watch } from "node:fs";
 import { basename } from "node:path";
 import { stampOf } from "../util/fileStamp.ts";
+import { turnEnd } from "../util/loopTurn.ts";
 
 /** A count of events, compared against what a record saw when last confirmed. */
 interface Counter {
@@ -304,9 +305,8 @@ export function watchRecord(interests: readonly Interest[]): RecordWatch | undef
   return new RecordWatch(held, counters);
 }
 
-// Calls waiting for the same poll phase share one promise (one for each kind of wait).
+// Calls waiting for the same poll phase share one promise.
 let waiting: Promise<void> | undefined;
-let turnEnd: Promise<void> | undefined;
 
 /**
  * Resolves once a whole poll phase has run that began after the call: every event of a write
@@ -316,18 +316,10 @@ let turnEnd: Promise<void> | undefined;
  * `readFromSocket`: the call answers a request a poll read from a socket (not one made in
  * this process). Every write it follows was complete before its bytes were sent, so that
  * write's events were ready when the poll that read it began, and are delivered by the end of
- * that poll phase: the check phase after it is enough, one immediate.
+ * that poll phase: the end of the turn is enough ({@link turnEnd}).
  */
 export function afterPoll(readFromSocket = false): Promise<void> {
-  if (readFromSocket) {
-    turnEnd ??= new Promise((resolve) => {
-      setImmediate(() => {
-        turnEnd = undefined;
-        resolve();
-      });
-    });
-    return turnEnd;
-  }
+  if (readFromSocket) return turnEnd();
   waiting ??= new Promise((resolve) => {
     setImmediate(() => {
       waiting = undefined;

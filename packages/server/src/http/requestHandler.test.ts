@@ -38,6 +38,26 @@ describe("createRequestHandler", () => {
     expect(bundler.builds).toBe(1);
   });
 
+  it("answers warm bundles read from a socket together, at the end of the turn that read them", async () => {
+    const { handle } = setup();
+    const first = await handle(get("/bundles/card.js"));
+    await afterRecord();
+    const order: string[] = [];
+    // Asked in one turn, as a poll phase reads them; an immediate queued before them runs first.
+    setImmediate(() => order.push("earlier immediate"));
+    const fromSocket = { ...get("/bundles/card.js"), readFromSocket: true };
+    const answers = [handle(fromSocket), handle(fromSocket)];
+    for (const answer of answers) {
+      expect(answer).toBeInstanceOf(Promise);
+      void Promise.resolve(answer).then(() => order.push("answer"));
+    }
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(order).toEqual([]); // not after a microtask: after the poll phase
+    expect(await Promise.all(answers)).toEqual([first, first]);
+    expect(order).toEqual(["earlier immediate", "answer", "answer"]);
+  });
+
   it("answers a warm bundle's 304 and a percent-encoded name synchronously too", async () => {
     const { handle } = setup();
     const { headers } = await handle(get("/bundles/ui.button.js"));

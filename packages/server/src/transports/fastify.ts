@@ -36,7 +36,7 @@ export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, opt
     { parseAs: "buffer", bodyLimit: 16 * 1024 * 1024 },
     (_request, body, done) => done(null, body),
   );
-  // Not an async handler: a warm bundle is sent in the same tick, with no promise made.
+  // Not an async handler: an answer at hand is sent at once, with no promise made.
   app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
     const response = handle(toSvcRequest(request.raw, url, reply.raw, () => request.body));

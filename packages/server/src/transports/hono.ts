@@ -37,7 +37,7 @@ export function svcHono(
   const handle = createFrameworkHandler("svcHono", "hono", "hono", source, options);
   const { islands } = handle;
   const below = createPatternMount();
-  // Not an async function: a warm bundle is answered in the same tick, with no promise made.
+  // Not an async function: an answer at hand is written at once, with no promise made.
   const middleware = (c: Parameters<MiddlewareHandler>[0]): Response | Promise<Response> => {
     const url = below(pathOf(c.req.url), c.req.routePath);
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

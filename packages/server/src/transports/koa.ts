@@ -31,7 +31,7 @@ export function svcKoa(source: ComponentRegistry | Handlers, options: SvcKoaOpti
   const handle = createFrameworkHandler("svcKoa", "koa", "koa", source, options);
   const { islands } = handle;
   const prefix = resolvePrefix(options.prefix);
-  // Not an async function: a warm bundle is answered in the same tick, with no promise made.
+  // Not an async function: an answer at hand is written at once, with no promise made.
   const middleware: Middleware = function svc(ctx, next) {
     const url = belowPrefix(ctx.url, prefix);
     if (url === undefined) {

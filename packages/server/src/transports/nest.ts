@@ -164,7 +164,7 @@ function createController(common: Common) {
       this.#handle = handle;
     }
 
-    /** Not async: a warm bundle is answered in the same tick, with no promise made. */
+    /** Not async: an answer at hand is written at once, with no promise made. */
     serve(req: PlatformRequest, res: PlatformResponse): Promise<void> | undefined {
       const raw = req.raw ?? req;
       const pattern = req.route?.path ?? req.routeOptions?.url ?? "";

@@ -24,3 +24,20 @@ export function currentTurn(): number {
   }
   return turn;
 }
+
+let ending: Promise<void> | undefined;
+
+/**
+ * Resolves at the end of the current turn (its check phase): calls made in one turn share one
+ * promise and one immediate. What the poll phase read is answered together once it has run —
+ * a warm bundle, say (see `respond` in `requestHandler.ts`).
+ */
+export function turnEnd(): Promise<void> {
+  ending ??= new Promise((resolve) => {
+    setImmediate(() => {
+      ending = undefined;
+      resolve();
+    });
+  });
+  return ending;
+}
