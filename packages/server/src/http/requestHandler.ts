@@ -279,11 +279,10 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
       const ready = handlers.peekBundle?.(name);
       const readyVendor = ready === undefined ? undefined : vendorLinks(ready.code);
       if (ready !== undefined && !(readyVendor instanceof Promise)) {
-        // Read from a socket, it is sent with the rest of its turn's answers, once the poll
-        // phase has read them all: that costs the server less per request than a write in the
-        // middle of reading (Express 0.95–1.00× → 1.06×, Koa 0.88–0.95× → 1.10× of their plain
-        // routes, node 0.98× → 1.02× in `npm run bench -- bridges`, the memory rows), the path
-        // a bundle its watches vouch for takes already.
+        // Read from a socket, it is sent with the rest of its turn's answers once the poll
+        // phase has read them all, as a bundle its watches vouch for is: that costs the server
+        // less per request than a write in the middle of reading (the memory rows of
+        // `npm run bench -- bridges`, docs/PERFORMANCE.md).
         if (request.readFromSocket === true) {
           return turnEnd().then(() => bundleResponse(request, ready, readyVendor));
         }
