@@ -283,13 +283,19 @@ declare global {
   var __reference: ModuleRegistry | undefined;
 }
 
+let observations = 0;
+
 /**
  * Imports `code` and describes what it bound and exported. A module namespace (reference) and
  * a registry object (rewritten) that hold the same names and values describe the same.
  */
 async function observe(code: string): Promise<Observed> {
   globalThis.__dynamic = [];
-  const module = (await import(/* @vite-ignore */ dataUrl(code))) as Record<string, unknown>;
+  // A URL of its own each time: two cases can rewrite to the same code (the blanked import
+  // keeps no quote), and a URL imported before is not evaluated again — its side effects
+  // would be missing.
+  const url = dataUrl(`${code}\n// observation ${observations++}`);
+  const module = (await import(/* @vite-ignore */ url)) as Record<string, unknown>;
   const { __seen, ...exports } = module;
   return {
     exports: describeValue(exports),
