@@ -272,6 +272,22 @@ export async function svcBuild(componentsDir: string, out: string): Promise<void
 }
 
 /**
+ * The test pages of a React app bundled by {@link bundleApp}: `/app.html`, a page that mounts
+ * it on `#root` (with `headers`, a CSP say), and `/app.js`, the bundle.
+ */
+export function appPages(
+  app: string,
+  headers?: Record<string, string>,
+): Record<"/app.html" | "/app.js", TestPage> {
+  const html =
+    '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
+  return {
+    "/app.html": headers === undefined ? { body: html } : { body: html, headers },
+    "/app.js": { body: app },
+  };
+}
+
+/**
  * A React app of the tests' fixtures (`entry`), bundled for the browser from source as the
  * app's own build would bundle it: one ES module, React included.
  */

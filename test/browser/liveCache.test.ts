@@ -13,6 +13,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
 import {
+  appPages,
   bundleApp,
   launchBrowser,
   makeTempDir,
@@ -50,10 +51,7 @@ beforeAll(async () => {
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
     handlerOptions: { logger: silentLogger },
     pages: {
-      "/app.html": {
-        body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
-      },
-      "/app.js": { body: app },
+      ...appPages(app),
       "/nested.html": {
         body: '<!doctype html><html><body><div id="frame" data-svc-component="frame"></div><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
       },

@@ -8,6 +8,7 @@ import { ComponentRegistry, silentLogger } from "@svc/server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  appPages,
   bundleApp,
   launchBrowser,
   makeTempDir,
@@ -37,10 +38,7 @@ beforeAll(async () => {
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
     handlerOptions: { logger: silentLogger, live: false },
     pages: {
-      "/app.html": {
-        body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
-      },
-      "/app.js": { body: app },
+      ...appPages(app),
       "/loader.html": {
         body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
       },

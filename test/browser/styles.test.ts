@@ -5,6 +5,7 @@ import { ComponentRegistry, silentLogger } from "@svc/server";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  appPages,
   buildLoaderOnce,
   bundleApp,
   html,
@@ -196,11 +197,7 @@ beforeAll(async () => {
       registry: registry(),
       handlerOptions: { logger: silentLogger },
       pages: {
-        "/app.html": {
-          body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
-          headers: { "content-security-policy": STRICT_CSP },
-        },
-        "/app.js": { body: bundledApp },
+        ...appPages(bundledApp, { "content-security-policy": STRICT_CSP }),
       },
     }),
   ]);
