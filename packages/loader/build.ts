@@ -8,14 +8,16 @@
  *   and each bundle by its own URL: no `blob:`, no import rewriting;
  * - `dist/loader.extras.js`: a minified ES module importing nothing, which `loader.js` and
  *   `loader.dev.js` fetch only for a page with an island or live reload (island hydration
- *   strategies, the live-reload client; see `src/extras.ts`). `loader.esm.js` bundles it.
+ *   strategies, the live-reload client; see `src/extras.ts`). `loader.esm.js` bundles it;
+ * - `dist/islands.js`: a minified classic script without React, for pages of server-rendered
+ *   islands: it fetches `loader.js` when the first island's strategy fires (`src/islands.ts`).
  *
  * Run with `node build.ts` (Node 24 runs TypeScript directly), or import `buildLoader`.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { IMPORT_MAP_MODULES, LOADER_EXTRAS_FILE } from "@svc/protocol";
+import { IMPORT_MAP_MODULES, ISLANDS_SCRIPT_FILE, LOADER_EXTRAS_FILE } from "@svc/protocol";
 import * as esbuild from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -34,6 +36,8 @@ export interface BuiltLoader {
   esm: string;
   /** Absolute path of `loader.extras.js`: what `loader.js` fetches for islands and live reload. */
   extras: string;
+  /** Absolute path of `islands.js`: fetches `loader.js` when a first island hydrates. */
+  islands: string;
 }
 
 // A second copy of the script on a page must change nothing, so the whole bundle (React
@@ -47,6 +51,7 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
   const development = `${outdir}/loader.dev.js`;
   const moduleLoader = `${outdir}/loader.esm.js`;
   const extrasFile = `${outdir}/${LOADER_EXTRAS_FILE}`;
+  const islandsFile = `${outdir}/${ISLANDS_SCRIPT_FILE}`;
   const common: esbuild.BuildOptions = {
     entryPoints: [`${here}src/loader.tsx`],
     bundle: true,
@@ -115,14 +120,23 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
       "process.env.NODE_ENV": '"production"',
     },
   });
+  // A classic script without React: it stays out of the way of a loader already on the page.
+  const islands = await esbuild.build({
+    ...common,
+    entryPoints: [`${here}src/islands.ts`],
+    write: false,
+    minify: true,
+    define: { "process.env.NODE_ENV": '"production"' },
+  });
   await mkdir(outdir, { recursive: true });
   await Promise.all([
     writeAtomically(production, prod),
     writeAtomically(development, dev),
     writeAtomically(moduleLoader, esm),
     writeAtomically(extrasFile, extras),
+    writeAtomically(islandsFile, islands),
   ]);
-  return { production, development, esm: moduleLoader, extras: extrasFile };
+  return { production, development, esm: moduleLoader, extras: extrasFile, islands: islandsFile };
 }
 
 /**
@@ -226,5 +240,7 @@ async function writeAtomically(file: string, result: esbuild.BuildResult<{ write
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const built = await buildLoader();
-  console.log(`built ${built.production}, ${built.development}, ${built.esm} and ${built.extras}`);
+  console.log(
+    `built ${built.production}, ${built.development}, ${built.esm}, ${built.extras} and ${built.islands}`,
+  );
 }

@@ -95,6 +95,8 @@ const pages = new Map<string, string>();
 const policies = new Map<string, string>();
 /** Bundle requests: path and arrival time. */
 const bundleRequests: { path: string; at: number }[] = [];
+/** Requests for the loader (`loader.js`, `loader.dev.js`), in order. */
+const loaderRequests: string[] = [];
 
 beforeAll(async () => {
   const [launched, root, loader] = await Promise.all([
@@ -109,9 +111,10 @@ beforeAll(async () => {
   // The backend renders islands with a handler set of its own; the API serves the bundles.
   islands = createHandlers(registry, { logger: silentLogger });
   const api = createNodeHandler(registry, { prefix: "/api", logger: silentLogger, live: false });
-  const [loaderCode, devLoaderCode] = await Promise.all([
+  const [loaderCode, devLoaderCode, islandsCode] = await Promise.all([
     readFile(loader.production),
     readFile(loader.development),
+    readFile(loader.islands),
   ]);
   server = createServer((req, res) => {
     const url = req.url ?? "/";
@@ -127,8 +130,17 @@ beforeAll(async () => {
       return;
     }
     if (url === "/svc/loader.js" || url === "/svc/loader.dev.js") {
+      loaderRequests.push(url);
       const code = url === "/svc/loader.js" ? loaderCode : devLoaderCode;
       res.writeHead(200, { "content-type": "text/javascript" }).end(code);
+      return;
+    }
+    if (url === "/favicon.ico") {
+      res.writeHead(204).end(); // Chromium asks: its 404 would be a console error
+      return;
+    }
+    if (url === "/svc/islands.js") {
+      res.writeHead(200, { "content-type": "text/javascript" }).end(islandsCode);
       return;
     }
     if (/^\/api\/bundles\/[^/]+\.js/.test(url)) {
@@ -158,13 +170,14 @@ async function island(name: string, props: object, hydrate = "load"): Promise<st
 async function open(
   path: string,
   body: string,
-  options: { javaScript?: boolean; loader?: string; csp?: string } = {},
+  options: { javaScript?: boolean; loader?: string; csp?: string; scriptAttributes?: string } = {},
 ) {
   const loader = options.loader ?? "/svc/loader.js";
+  const attributes = options.scriptAttributes ?? "";
   if (options.csp !== undefined) policies.set(path, options.csp);
   pages.set(
     path,
-    `<!doctype html><html><body>${body}<script src="${loader}"></script></body></html>`,
+    `<!doctype html><html><body>${body}<script src="${loader}"${attributes}></script></body></html>`,
   );
   const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true });
   const page = await context.newPage();
@@ -173,6 +186,7 @@ async function open(
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   const requestsFrom = bundleRequests.length;
+  const loadersFrom = loaderRequests.length;
   await page.goto(`${base}${path}`);
   return {
     page,
@@ -181,6 +195,7 @@ async function open(
     problems: () =>
       messages.filter((m) => m.type() === "error" || m.type() === "warning").map((m) => m.text()),
     bundlesRequested: () => bundleRequests.slice(requestsFrom).map((r) => r.path),
+    loadersRequested: () => loaderRequests.slice(loadersFrom),
     close: () => context.close(),
   };
 }
@@ -347,6 +362,81 @@ describe("islands", () => {
     const tab = await open("/mismatch.html", body);
     try {
       await poll(() => tab.problems().join("\n")).toMatch(/island "counter"/);
+    } finally {
+      await tab.close();
+    }
+  });
+});
+
+describe("islands.js, the start of a page of islands", () => {
+  it("fetches neither the loader nor a bundle while the islands are out of view, then hydrates the one scrolled to", async () => {
+    const below = await island("counter", { start: 7 }, "visible");
+    const never = await island("counter", { start: 1 }, "none");
+    const tab = await open(
+      "/start-visible.html",
+      `${never}<div style="height: 3000px">spacer</div>${below}`,
+      { loader: "/svc/islands.js" },
+    );
+    try {
+      await tab.page.waitForTimeout(800);
+      expect(tab.loadersRequested()).toEqual([]);
+      expect(tab.bundlesRequested()).toEqual([]);
+      expect(await tab.page.evaluate(() => "svc" in window)).toBe(false);
+      await tab.page.locator(".count").last().scrollIntoViewIfNeeded();
+      await poll(async () => {
+        await tab.page.locator(".count").last().click();
+        return Number(await tab.page.locator(".count").last().textContent());
+      }).toBeGreaterThan(7);
+      // The loader came from beside islands.js, once; the none island stayed the server's HTML.
+      expect(tab.loadersRequested()).toEqual(["/svc/loader.js"]);
+      expect(tab.bundlesRequested()).toHaveLength(1);
+      await tab.page.locator(".count").first().click();
+      expect(await text(tab.page, ".count")).toBe("1");
+      expect(tab.problems()).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("never fetches the loader for a page whose islands are all none", async () => {
+    const body = await island("counter", { start: 5 }, "none");
+    const tab = await open("/start-none.html", body, { loader: "/svc/islands.js" });
+    try {
+      await tab.page.waitForTimeout(800);
+      expect(tab.loadersRequested()).toEqual([]);
+      expect(tab.bundlesRequested()).toEqual([]);
+      expect(await text(tab.page, ".count")).toBe("5");
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("fetches the loader at once for a load island and a container the server did not render, handing on its data-svc-* attributes, under a strict CSP", async () => {
+    const body = await island("counter", { start: 3 });
+    const tab = await open(
+      "/start-load.html",
+      `${body}<div id="client" data-svc-component="inner" data-svc-props='{"label":"client"}'></div>`,
+      {
+        loader: "/svc/islands.js",
+        scriptAttributes: ' data-svc-api="/api" data-svc-live="false"',
+        csp: STRICT_CSP,
+      },
+    );
+    try {
+      await poll(() => text(tab.page, "#client .inner")).toBe("client");
+      expect(
+        await tab.page.evaluate(() => {
+          const added = document.querySelector<HTMLScriptElement>('script[src$="/loader.js"]');
+          return [added?.dataset.svcApi, added?.dataset.svcLive];
+        }),
+      ).toEqual(["/api", "false"]);
+      await poll(async () => {
+        await tab.page.locator(".count").click();
+        return Number(await text(tab.page, ".count"));
+      }).toBeGreaterThan(3);
+      expect(tab.loadersRequested()).toEqual(["/svc/loader.js"]);
+      expect(tab.problems()).toEqual([]);
     } finally {
       await tab.close();
     }

@@ -204,6 +204,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "answers 304 to a loader script the client has", path: "/loader.js?v=1", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "serves the development loader script", path: "/loader.dev.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.devLoaderCode } },
     { title: "serves what the loader fetches for islands and live reload", path: "/loader.extras.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderExtrasCode } },
+    { title: "serves the islands start, which fetches the loader when a first island hydrates", path: "/islands.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.islandsScriptCode } },
 
     // No build directory: nothing static
     { title: "404 NotFound for static files without a build directory", path: "/static/manifest.json", expect: error(404, "NotFound") },

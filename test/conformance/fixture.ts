@@ -26,6 +26,8 @@ export interface Fixture {
   devLoaderCode: Buffer;
   loaderExtras: string;
   loaderExtrasCode: Buffer;
+  islandsScript: string;
+  islandsScriptCode: Buffer;
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
   buildDir: string;
   prebuilt: Record<"greeting" | "ui:card", Prebuilt>;
@@ -92,6 +94,11 @@ export function createFixture(): Fixture {
   const loaderExtras = join(root, "loader.extras.js");
   const loaderExtrasCode = Buffer.from("/* svc loader extras (fixture) */\nexport {};\n");
   writeFileSync(loaderExtras, loaderExtrasCode);
+  const islandsScript = join(root, "islands.js");
+  const islandsScriptCode = Buffer.from(
+    "/* svc islands start (fixture) */\nwindow.svcIslands = 1;\n",
+  );
+  writeFileSync(islandsScript, islandsScriptCode);
 
   const buildDir = join(root, "build");
   const prebuilt = {} as Record<"greeting" | "ui:card", Prebuilt>;
@@ -142,6 +149,8 @@ export function createFixture(): Fixture {
     devLoaderCode,
     loaderExtras,
     loaderExtrasCode,
+    islandsScript,
+    islandsScriptCode,
     buildDir,
     prebuilt,
     prebuiltFiles,

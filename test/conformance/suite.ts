@@ -63,6 +63,7 @@ function configOptions(fx: Fixture, config: Config): BridgeOptions {
     loaderScript: fx.loaderScript,
     devLoaderScript: fx.devLoaderScript,
     loaderExtras: fx.loaderExtras,
+    islandsScript: fx.islandsScript,
     cors: { origins: [CORS_ORIGIN] },
   };
   if (config === "prebuilt") return { ...base, buildDir: fx.buildDir };

@@ -385,6 +385,10 @@ describe("an Express app (ES modules) set up with svc init", () => {
     expect(bundle.headers.get("content-type")).toMatch(/^application\/javascript/);
     expect(await bundle.text()).toContain("Hello, ");
     expect((await fetch(`${url}/api/loader.js`)).status).toBe(200);
+    // The islands start ships in the packed @svc/loader: it fetches loader.js from beside itself.
+    const islands = await fetch(`${url}/api/islands.js`);
+    expect(islands.status).toBe(200);
+    expect(await islands.text()).toContain("loader.js");
   });
 
   it("renders it in Chromium with the page lines svc init printed", async () => {

@@ -15,6 +15,13 @@ export const DEV_LOADER_PATH = "/loader.dev.js";
  */
 export const LOADER_EXTRAS_FILE = "loader.extras.js";
 export const LOADER_EXTRAS_PATH = `/${LOADER_EXTRAS_FILE}`;
+/**
+ * The islands start: a script of about a kilobyte for a page of server-rendered islands, which
+ * waits for the first island whose strategy fires (`visible`, `idle`, `media:`) and only then
+ * fetches the loader (React with it) from beside itself.
+ */
+export const ISLANDS_SCRIPT_FILE = "islands.js";
+export const ISLANDS_SCRIPT_PATH = `/${ISLANDS_SCRIPT_FILE}`;
 /** The ES-module loader: bundles imported by URL through an import map (no `blob:`). */
 export const ESM_LOADER_PATH = "/loader.esm.js";
 /** The import map's modules (`/vendor/<name>.<hash>.js`), built from the server's packages. */

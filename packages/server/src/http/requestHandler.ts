@@ -7,6 +7,7 @@ import {
   ESM_LOADER_PATH,
   EVENTS_PATH,
   InvalidPropsError,
+  ISLANDS_SCRIPT_PATH,
   LIST_PATH,
   LOADER_EXTRAS_PATH,
   LOADER_PATH,
@@ -34,7 +35,12 @@ import {
   PayloadTooLargeError,
   toErrorResponse,
 } from "../errors.ts";
-import { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "../util/loaderFiles.ts";
+import {
+  devLoaderScriptPath,
+  islandsScriptPath,
+  loaderExtrasPath,
+  loaderScriptPath,
+} from "../util/loaderFiles.ts";
 import { turnEnd } from "../util/loopTurn.ts";
 import { eventStream, type LiveSource } from "./eventStream.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
@@ -103,6 +109,11 @@ export interface RequestHandlerOptions {
    */
   loaderExtras?: string;
   /**
+   * File served at `<mount>/islands.js`, the start of a page of islands, which fetches
+   * `loader.js` when a first island hydrates. Default: `@svc/loader`'s ({@link islandsScriptPath}).
+   */
+  islandsScript?: string;
+  /**
    * `Host` names answered besides IP addresses and `localhost` (DNS-rebinding protection, see
    * `isHostAllowed`); `true` answers any. Default: `true` — a bridge lives in your app, which
    * decides; `svc serve` passes its `--allowed-host` list.
@@ -129,7 +140,7 @@ type Route =
   | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
-  | { kind: "loader"; file: "production" | "development" | "extras" }
+  | { kind: "loader"; file: "production" | "development" | "extras" | "islands" }
   | { kind: "esmLoader" }
   | { kind: "vendor"; file: string }
   | { kind: "events" }
@@ -159,6 +170,7 @@ function routeOf(path: string): Route | undefined {
   if (path === LOADER_PATH) return { kind: "loader", file: "production" };
   if (path === DEV_LOADER_PATH) return { kind: "loader", file: "development" };
   if (path === LOADER_EXTRAS_PATH) return { kind: "loader", file: "extras" };
+  if (path === ISLANDS_SCRIPT_PATH) return { kind: "loader", file: "islands" };
   if (path === ESM_LOADER_PATH) return { kind: "esmLoader" };
   if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path === EVENTS_PATH) return { kind: "events" };
@@ -181,6 +193,7 @@ export function createRequestHandler(
     production: createLoaderFile(options.loaderScript ?? loaderScriptPath),
     development: createLoaderFile(options.devLoaderScript ?? devLoaderScriptPath),
     extras: createLoaderFile(options.loaderExtras ?? loaderExtrasPath),
+    islands: createLoaderFile(options.islandsScript ?? islandsScriptPath),
   };
   const context: Context = { handlers, loaders, allowed, events: options.events };
 
@@ -251,7 +264,7 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 interface Context {
   handlers: Handlers;
-  loaders: Record<"production" | "development" | "extras", () => Promise<LoadedFile>>;
+  loaders: Record<"production" | "development" | "extras" | "islands", () => Promise<LoadedFile>>;
   allowed: ReadonlySet<string>;
   events: LiveSource | undefined;
 }

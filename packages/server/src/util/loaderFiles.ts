@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { LOADER_EXTRAS_FILE } from "@svc/protocol";
+import { ISLANDS_SCRIPT_FILE, LOADER_EXTRAS_FILE } from "@svc/protocol";
 
 /**
  * Absolute path of the standalone loader script (`@svc/loader`), which every transport serves
@@ -19,6 +19,12 @@ export const devLoaderScriptPath: string | undefined = loaderFile("loader.dev.js
  * `svc build` beside `manifest.json`.
  */
 export const loaderExtrasPath: string | undefined = loaderFile(LOADER_EXTRAS_FILE);
+
+/**
+ * The islands start (`@svc/loader`'s `islands.js`, no React): it fetches `loader.js` from
+ * beside itself when a page's first island hydrates. Served at `{prefix}/islands.js`.
+ */
+export const islandsScriptPath: string | undefined = loaderFile(ISLANDS_SCRIPT_FILE);
 
 /** Absolute path of `file` of the installed `@svc/loader`, or undefined when it is not there. */
 export function loaderFile(file: string): string | undefined {
