@@ -8,6 +8,10 @@
  * Target: the loader at most 10 kB (10,000 bytes) gzip above React + ReactDOM. This row fails
  * `npm run bench` (exit 1) when it misses. `npm run bench -- size`.
  *
+ * `islands.js`, which a page of server-rendered islands starts with instead (it fetches
+ * `loader.js` when a first island is to hydrate), has a budget of its own:
+ * {@link ISLANDS_BUDGET_BYTES} gzip, also a failing row when missed.
+ *
  * What `loader.js` fetches on demand is reported in rows of its own: `loader.extras.js`
  * (island hydration strategies, the live-reload client), only for a page with an island or live
  * reload; the vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
@@ -27,6 +31,9 @@ import type { Row } from "./lib.ts";
 
 /** Bytes the loader may add to React + ReactDOM, gzip. */
 export const LOADER_BUDGET_BYTES = 10_000;
+
+/** What `islands.js` may weigh, gzip: all a page of islands fetches until one hydrates. */
+export const ISLANDS_BUDGET_BYTES = 1_500;
 
 const require = createRequire(import.meta.url);
 
@@ -79,6 +86,7 @@ export async function benchLoaderSize(): Promise<Row[]> {
     const sizes = ON_DEMAND_MODULES.map((module) => `${module} ${kB(gzipOf(module)).toFixed(1)}`);
     const svcReact = gzipOf("@svc/react") + gzipOf("@tanstack/react-query");
     const extras = readFileSync(built.extras);
+    const islandsGzip = gzipSync(readFileSync(built.islands)).length;
     return [
       {
         name: `loader.js minified (React ${version} + ReactDOM alone as baseline)`,
@@ -95,6 +103,14 @@ export async function benchLoaderSize(): Promise<Row[]> {
         ratio: loaderGzip / reactGzip,
         target: `≤ baseline + ${kB(LOADER_BUDGET_BYTES)} kB`,
         ok: loaderGzip <= reactGzip + LOADER_BUDGET_BYTES,
+        gate: true,
+      },
+      {
+        name: "islands.js gzip: all a page of server-rendered islands fetches until a first island hydrates",
+        value: kB(islandsGzip),
+        unit: "kB",
+        target: `≤ ${kB(ISLANDS_BUDGET_BYTES)} kB`,
+        ok: islandsGzip <= ISLANDS_BUDGET_BYTES,
         gate: true,
       },
       {
