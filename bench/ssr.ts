@@ -452,7 +452,7 @@ async function islandPage(): Promise<Row[]> {
     const rows: Row[] = [];
     for (const [layout, rounds, where] of [
       ["top", 9, "cards in the first screen"],
-      ["below", 5, "cards below a first screen of text"],
+      ["below", 9, "cards below a first screen of text"],
     ] as const) {
       const loads = { ssr: [] as PageLoad[], client: [] as PageLoad[] };
       for (let round = 0; round < rounds; round++) {

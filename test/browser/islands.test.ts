@@ -441,4 +441,21 @@ describe("islands.js, the start of a page of islands", () => {
       await tab.close();
     }
   });
+
+  it("says in one line which loader it could not fetch, and leaves the islands' HTML", async () => {
+    const body = await island("counter", { start: 4 });
+    const tab = await open("/start-missing.html", body, {
+      loader: "/svc/islands.js",
+      scriptAttributes: ' data-svc-loader="/nowhere/loader.js"',
+    });
+    try {
+      await poll(() => tab.problems().join("\n")).toMatch(
+        /svc islands: http:\/\/127\.0\.0\.1:\d+\/nowhere\/loader\.js could not be loaded/,
+      );
+      expect(await text(tab.page, ".count")).toBe("4");
+      expect(tab.bundlesRequested()).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
 });

@@ -17,12 +17,18 @@
  * show without it) and for live reload (`data-svc-live`). The loader script it adds carries
  * this script's `data-svc-api`, `data-svc-manifest`, `data-svc-live` and `nonce`.
  */
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import { whenToHydrate } from "@svc/runtime/islands";
 
 /** What the loader reads from its own script tag: handed on to the one this script adds. */
 const HANDED_ON = ["data-svc-api", "data-svc-manifest", "data-svc-live"];
 
-start(document.currentScript instanceof HTMLScriptElement ? document.currentScript : null);
+start(
+  document.currentScript instanceof HTMLScriptElement
+    ? document.currentScript
+    : // Loaded as a module (no currentScript): its tag is found by its file name.
+      document.querySelector<HTMLScriptElement>('script[src*="islands.js"]'),
+);
 
 function start(script: HTMLScriptElement | null): void {
   const loaderUrl = new URL(
@@ -49,14 +55,19 @@ function start(script: HTMLScriptElement | null): void {
       if (value !== null && value !== undefined) loader.setAttribute(name, value);
     }
     if (script?.nonce) loader.nonce = script.nonce;
+    loader.onerror = () => {
+      console.error(
+        `svc islands: ${loaderUrl} could not be loaded: the islands keep their server HTML (serve loader.js beside islands.js, or name it with data-svc-loader)`,
+      );
+    };
     document.head.append(loader);
   };
 
   const scan = () => {
     if (isLive(script)) return fetchLoader();
-    for (const container of document.querySelectorAll("[data-svc-component]")) {
+    for (const container of document.querySelectorAll(`[${ISLAND_ATTRIBUTES.component}]`)) {
       // Nothing on the page for it until the loader renders it, or it follows live reload.
-      if (!container.hasAttribute("data-svc-ssr") || isLive(container)) return fetchLoader();
+      if (!container.hasAttribute(ISLAND_ATTRIBUTES.ssr) || isLive(container)) return fetchLoader();
       waits.push(whenToHydrate(container, fetchLoader));
       if (requested) return;
     }

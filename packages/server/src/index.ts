@@ -164,4 +164,9 @@ export {
   type FetchHandlerOptions,
 } from "./transports/fetch.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";
-export { devLoaderScriptPath, loaderExtrasPath, loaderScriptPath } from "./util/loaderFiles.ts";
+export {
+  devLoaderScriptPath,
+  islandsScriptPath,
+  loaderExtrasPath,
+  loaderScriptPath,
+} from "./util/loaderFiles.ts";
