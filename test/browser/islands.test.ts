@@ -97,6 +97,8 @@ const policies = new Map<string, string>();
 const bundleRequests: { path: string; at: number }[] = [];
 /** Requests for the loader (`loader.js`, `loader.dev.js`), in order. */
 const loaderRequests: string[] = [];
+/** When `/slow/loader.js` was asked for (its answer is held back like a bundle's). */
+const slowLoaderRequests: number[] = [];
 
 beforeAll(async () => {
   const [launched, root, loader] = await Promise.all([
@@ -139,7 +141,14 @@ beforeAll(async () => {
       res.writeHead(204).end(); // Chromium asks: its 404 would be a console error
       return;
     }
-    if (url === "/svc/islands.js") {
+    if (url === "/slow/loader.js") {
+      slowLoaderRequests.push(performance.now());
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "text/javascript" }).end(loaderCode);
+      }, BUNDLE_DELAY_MS);
+      return;
+    }
+    if (url === "/svc/islands.js" || url === "/slow/islands.js") {
       res.writeHead(200, { "content-type": "text/javascript" }).end(islandsCode);
       return;
     }
@@ -453,7 +462,38 @@ describe("islands.js, the start of a page of islands", () => {
         /svc islands: http:\/\/127\.0\.0\.1:\d+\/nowhere\/loader\.js could not be loaded/,
       );
       expect(await text(tab.page, ".count")).toBe("4");
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("asks for the island's bundle together with the loader, and the loader uses that answer", async () => {
+    const below = await island("counter", { start: 9 }, "visible");
+    const tab = await open(
+      "/start-preload.html",
+      `<div style="height: 3000px">spacer</div>${below}`,
+      {
+        loader: "/slow/islands.js",
+      },
+    );
+    try {
+      await tab.page.waitForTimeout(500);
       expect(tab.bundlesRequested()).toEqual([]);
+      await tab.page.locator(".count").scrollIntoViewIfNeeded();
+      await poll(async () => {
+        await tab.page.locator(".count").click();
+        return Number(await text(tab.page, ".count"));
+      }).toBeGreaterThan(9);
+      // The loader's answer is held back 400 ms: fetched after it, the bundle would be asked
+      // for 400 ms later at least.
+      const askedFor = slowLoaderRequests.at(-1) ?? Number.NaN;
+      const bundle = bundleRequests.at(-1)?.at ?? Number.NaN;
+      expect(Math.abs(bundle - askedFor)).toBeLessThan(BUNDLE_DELAY_MS / 2);
+      // Asked for once: the loader's own fetch got the preloaded answer. Chromium warns a few
+      // seconds after load about a preload nothing used.
+      await tab.page.waitForTimeout(3500);
+      expect(tab.bundlesRequested()).toHaveLength(1);
+      expect(tab.problems()).toEqual([]);
     } finally {
       await tab.close();
     }

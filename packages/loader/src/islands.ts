@@ -1,5 +1,5 @@
 /**
- * `islands.js`: the start of a page of server-rendered islands, about a kilobyte, no React.
+ * `islands.js`: the start of a page of server-rendered islands, 1.4 kB gzip, no React.
  *
  * ```html
  * <div data-svc-component="card" data-svc-ssr="" data-svc-hydrate="visible" …>…</div>
@@ -16,8 +16,15 @@
  * The loader is fetched at once for a container the server did not render (it has nothing to
  * show without it) and for live reload (`data-svc-live`). The loader script it adds carries
  * this script's `data-svc-api`, `data-svc-manifest`, `data-svc-live` and `nonce`.
+ *
+ * What the loader will fetch next is asked for together with it, not after it: the extras
+ * (`loader.extras.js`) and the bundles of the island that fired (its own and those of the
+ * components it rendered, `data-svc-deps`, under their hashes), as `<link rel="preload"
+ * as="fetch" crossorigin>` — the very requests the loader's `fetch` makes, so it gets those
+ * answers instead of asking again. Bundles only from an API (a static build's URLs are in its
+ * manifest, which the loader reads first).
  */
-import { ISLAND_ATTRIBUTES } from "@svc/protocol";
+import { bundlePath, ISLAND_ATTRIBUTES, LOADER_EXTRAS_FILE } from "@svc/protocol";
 import { whenToHydrate } from "@svc/runtime/islands";
 
 /** What the loader reads from its own script tag: handed on to the one this script adds. */
@@ -39,7 +46,7 @@ function start(script: HTMLScriptElement | null): void {
   const waits: (() => void)[] = [];
   let requested = false;
 
-  const fetchLoader = () => {
+  const fetchLoader = (due?: Element) => {
     if (requested) return;
     requested = true;
     for (const stop of waits.splice(0)) stop();
@@ -48,6 +55,7 @@ function start(script: HTMLScriptElement | null): void {
       window.svc.render();
       return;
     }
+    if (due !== undefined) preloadFor(script, due);
     const loader = document.createElement("script");
     loader.src = loaderUrl;
     for (const name of HANDED_ON) {
@@ -57,7 +65,7 @@ function start(script: HTMLScriptElement | null): void {
     if (script?.nonce) loader.nonce = script.nonce;
     loader.onerror = () => {
       console.error(
-        `svc islands: ${loaderUrl} could not be loaded: the islands keep their server HTML (serve loader.js beside islands.js, or name it with data-svc-loader)`,
+        `svc islands: ${loaderUrl} could not be loaded (serve loader.js beside islands.js, or name it with data-svc-loader)`,
       );
     };
     document.head.append(loader);
@@ -68,7 +76,7 @@ function start(script: HTMLScriptElement | null): void {
     for (const container of document.querySelectorAll(`[${ISLAND_ATTRIBUTES.component}]`)) {
       // Nothing on the page for it until the loader renders it, or it follows live reload.
       if (!container.hasAttribute(ISLAND_ATTRIBUTES.ssr) || isLive(container)) return fetchLoader();
-      waits.push(whenToHydrate(container, fetchLoader));
+      waits.push(whenToHydrate(container, () => fetchLoader(container)));
       if (requested) return;
     }
   };
@@ -77,6 +85,49 @@ function start(script: HTMLScriptElement | null): void {
     document.addEventListener("DOMContentLoaded", scan, { once: true });
   } else {
     scan();
+  }
+}
+
+/**
+ * Preloads what the loader fetches once it runs, for the island `due`: the extras, and (from
+ * an API) the island's bundles. The extras only where the loader will ask for them at that
+ * URL: every island the loader hydrates names the same API (it asks the first one's).
+ */
+function preloadFor(script: HTMLScriptElement | null, due: Element): void {
+  const manifest = script?.dataset.svcManifest;
+  const apiOf = (element: Element) =>
+    (element.getAttribute("data-svc-api") ?? script?.dataset.svcApi ?? "/api").replace(/\/+$/, "");
+  const apiBase = apiOf(due);
+  const urls: string[] = [];
+  const islands = document.querySelectorAll(`[${ISLAND_ATTRIBUTES.ssr}]`);
+  if (manifest !== undefined) {
+    urls.push(new URL(LOADER_EXTRAS_FILE, new URL(manifest, document.baseURI)).href);
+  } else if ([...islands].every((island) => apiOf(island) === apiBase)) {
+    urls.push(`${apiBase}/${LOADER_EXTRAS_FILE}`);
+  }
+  if (manifest === undefined) {
+    try {
+      // Its own bundle and those of the components it rendered, under their hashes.
+      const hashes: Record<string, string> = {
+        ...JSON.parse(due.getAttribute(ISLAND_ATTRIBUTES.deps) ?? "{}"),
+        [due.getAttribute(ISLAND_ATTRIBUTES.component) ?? ""]:
+          due.getAttribute(ISLAND_ATTRIBUTES.hash) ?? "",
+      };
+      for (const name in hashes) {
+        if (name && hashes[name]) urls.push(`${apiBase}${bundlePath(name, hashes[name])}`);
+      }
+    } catch {
+      // `data-svc-deps` that is no JSON: the loader reports it
+    }
+  }
+  for (const href of urls) {
+    const link = document.createElement("link");
+    link.rel = "preload";
+    link.as = "fetch";
+    link.crossOrigin = "anonymous";
+    link.href = href;
+    if (script?.nonce) link.nonce = script.nonce;
+    document.head.append(link);
   }
 }
 

@@ -16,7 +16,7 @@ export const DEV_LOADER_PATH = "/loader.dev.js";
 export const LOADER_EXTRAS_FILE = "loader.extras.js";
 export const LOADER_EXTRAS_PATH = `/${LOADER_EXTRAS_FILE}`;
 /**
- * The islands start: a script of about a kilobyte for a page of server-rendered islands, which
+ * The islands start: a small script (no React) for a page of server-rendered islands, which
  * waits for the first island whose strategy fires (`visible`, `idle`, `media:`) and only then
  * fetches the loader (React with it) from beside itself.
  */
