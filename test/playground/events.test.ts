@@ -126,3 +126,18 @@ describe("GET /svc/loader.dev.js", () => {
     expect(devCode.split("\n").length).toBeGreaterThan(prodCode.split("\n").length * 100);
   });
 });
+
+describe("GET /svc/islands.js", () => {
+  it("serves the islands start beside loader.js, which it fetches from beside itself", async () => {
+    const server = await serve();
+    const [own, api] = await Promise.all([
+      fetch(`${server.url}/svc/islands.js`),
+      fetch(`${server.url}/api/islands.js`),
+    ]);
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("application/javascript; charset=utf-8");
+    const [code, apiCode] = await Promise.all([own.text(), api.text()]);
+    expect(code).toBe(apiCode);
+    expect(code).toContain('"loader.js"');
+  });
+});

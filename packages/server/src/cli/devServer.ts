@@ -74,8 +74,8 @@ export const STATIC_PREFIX = "/static/svc/";
 /**
  * `svc serve`: the node transport of the one request handler mounted at `/api` (bundles,
  * metadata, the live-reload stream at `/api/events`, the loaders, the build's files), the
- * same answers under the friendlier paths `/svc/loader.js`, `/svc/loader.dev.js` and
- * `/static/svc/…`, and the playground at `/` — nothing else of its own.
+ * same answers under the friendlier paths `/svc/loader.js`, `/svc/loader.dev.js`,
+ * `/svc/islands.js` and `/static/svc/…`, and the playground at `/` — nothing else of its own.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const logger = options.logger ?? consoleLogger;
@@ -186,6 +186,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 function aliasOf(url: string): string | undefined {
   if (url === "/svc/loader.js" || url.startsWith("/svc/loader.js?")) return url.slice(4);
   if (url === "/svc/loader.dev.js" || url.startsWith("/svc/loader.dev.js?")) return url.slice(4);
+  if (url === "/svc/islands.js" || url.startsWith("/svc/islands.js?")) return url.slice(4);
   if (url.startsWith(STATIC_PREFIX)) return `/static/${url.slice(STATIC_PREFIX.length)}`;
   return undefined;
 }
