@@ -5,7 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import {
+  build,
   ComponentRegistry,
   createHandlers,
   createNodeHandler,
@@ -87,9 +89,13 @@ const BUNDLE_DELAY_MS = 400;
 
 let browser: Browser;
 let dir: string;
+/** The `svc build` output of the components in `dir`. */
+let out: string;
 let server: Server;
 let base: string;
 let islands: Handlers;
+/** Renders islands from the `svc build` output served at `/static/svc/` (static mode). */
+let builtIslands: Handlers;
 const pages = new Map<string, string>();
 /** Pages served with a Content-Security-Policy header. */
 const policies = new Map<string, string>();
@@ -99,19 +105,26 @@ const bundleRequests: { path: string; at: number }[] = [];
 const loaderRequests: string[] = [];
 /** When `/slow/loader.js` was asked for (its answer is held back like a bundle's). */
 const slowLoaderRequests: number[] = [];
+/** When `/static/svc/loader.extras.js` (beside the build's manifest) was asked for. */
+const staticExtrasRequests: number[] = [];
 
 beforeAll(async () => {
-  const [launched, root, loader] = await Promise.all([
+  const [launched, root, buildRoot, loader] = await Promise.all([
     launchBrowser(),
     makeTempDir("svc-islands-"),
+    makeTempDir("svc-islands-build-"),
     buildLoaderOnce(),
   ]);
   browser = launched;
   dir = root;
+  out = buildRoot;
   await writeFiles(dir, { ...COMPONENTS, "card/photo.png": noisePng(12) as unknown as string });
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
   // The backend renders islands with a handler set of its own; the API serves the bundles.
   islands = createHandlers(registry, { logger: silentLogger });
+  // A deployment's static mode: `svc build` output, the loader reading its manifest.
+  await build({ registry, outDir: out });
+  builtIslands = createHandlers(registry, { logger: silentLogger, buildDir: out });
   const api = createNodeHandler(registry, { prefix: "/api", logger: silentLogger, live: false });
   const [loaderCode, devLoaderCode, islandsCode] = await Promise.all([
     readFile(loader.production),
@@ -152,6 +165,18 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "text/javascript" }).end(islandsCode);
       return;
     }
+    if (url.startsWith("/static/svc/")) {
+      const file = url.slice("/static/svc/".length);
+      if (file === "loader.extras.js") staticExtrasRequests.push(performance.now());
+      readFile(join(out, file)).then(
+        (body) => {
+          const type = file.endsWith(".json") ? "application/json" : "text/javascript";
+          res.writeHead(200, { "content-type": type }).end(body);
+        },
+        () => res.writeHead(404).end(),
+      );
+      return;
+    }
     if (/^\/api\/bundles\/[^/]+\.js/.test(url)) {
       bundleRequests.push({ path: url, at: performance.now() });
       setTimeout(() => api(req, res), BUNDLE_DELAY_MS);
@@ -167,6 +192,7 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
   await removeDir(dir);
+  await removeDir(out);
 });
 
 async function island(name: string, props: object, hydrate = "load"): Promise<string> {
@@ -493,6 +519,46 @@ describe("islands.js, the start of a page of islands", () => {
       // seconds after load about a preload nothing used.
       await tab.page.waitForTimeout(3500);
       expect(tab.bundlesRequested()).toHaveLength(1);
+      expect(tab.problems()).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("in static mode, asks for the extras beside the manifest together with the loader, and the loader uses that answer", async () => {
+    const below = await builtIslands.renderIsland(
+      parseComponentName("counter"),
+      { start: 6 },
+      {
+        hydrate: "visible",
+      },
+    );
+    const tab = await open(
+      "/start-static.html",
+      `<div style="height: 3000px">spacer</div>${below}`,
+      {
+        loader: "/slow/islands.js",
+        scriptAttributes: ' data-svc-manifest="/static/svc/manifest.json"',
+      },
+    );
+    const extrasFrom = staticExtrasRequests.length;
+    try {
+      await tab.page.waitForTimeout(500);
+      expect(staticExtrasRequests.length).toBe(extrasFrom);
+      await tab.page.locator(".count").scrollIntoViewIfNeeded();
+      await poll(async () => {
+        await tab.page.locator(".count").click();
+        return Number(await text(tab.page, ".count"));
+      }).toBeGreaterThan(6);
+      // The loader's answer is held back 400 ms: asked for by the loader, the extras would come
+      // 400 ms after it at least; under another URL than the loader's, twice.
+      const askedFor = slowLoaderRequests.at(-1) ?? Number.NaN;
+      const extras = staticExtrasRequests.at(-1) ?? Number.NaN;
+      expect(Math.abs(extras - askedFor)).toBeLessThan(BUNDLE_DELAY_MS / 2);
+      await tab.page.waitForTimeout(3500);
+      expect(staticExtrasRequests.length - extrasFrom).toBe(1);
+      // Static mode: nothing from the API.
+      expect(tab.bundlesRequested()).toEqual([]);
       expect(tab.problems()).toEqual([]);
     } finally {
       await tab.close();
