@@ -18,6 +18,9 @@
  *   it (its props as JSON in the container, the check for resource hints, the boundary's
  *   markers, one await of a promise), against `renderToString` alone — how close to 1× an
  *   island's render can come at all.
+ * - React's own cost per call (informational): `renderToString` of an empty `<div>` against
+ *   that of the card — the fixed part of every render (React's request and render state,
+ *   its flush), which an island rendered on its own pays in full, as the direct render does.
  * - The same, one at a time, with `renderIsolation: "worker"` (informational: no target; the
  *   round trip between threads alone costs several times the direct render).
  * - Cold render (a new handler set: the browser bundle built, the server bundle made from it
@@ -99,6 +102,13 @@ async function directRender(): Promise<() => string> {
   return () => renderToString(React.createElement(Product, PROPS)) + goober.extractCss();
 }
 
+/** `renderToString` of an empty `<div>`: what React costs per call whatever it renders. */
+function emptyRender(): () => string {
+  const React = require("react") as typeof import("react");
+  const { renderToString } = require("react-dom/server") as typeof import("react-dom/server");
+  return () => renderToString(React.createElement("div"));
+}
+
 function storeHandlers(renderIsolation: RenderIsolation = "none"): Handlers {
   return createHandlers(new ComponentRegistry(COMPONENTS, { logger: silentLogger }), {
     logger: silentLogger,
@@ -122,6 +132,7 @@ function islandFloor(html: string): string {
 
 async function warmRender(): Promise<Row[]> {
   const direct = await directRender();
+  const empty = emptyRender();
   const handlers = storeHandlers();
   const workerHandlers = storeHandlers("worker");
   // Production: the store's `svc build` output, its sources beside it (schema.json still read).
@@ -145,6 +156,7 @@ async function warmRender(): Promise<Row[]> {
   const serialTimes: number[] = [];
   const builtTimes: number[] = [];
   const floorTimes: number[] = [];
+  const emptyTimes: number[] = [];
   const workerTimes: number[] = [];
   const concurrentTimes: number[] = [];
   const directCpu: number[] = [];
@@ -159,6 +171,7 @@ async function warmRender(): Promise<Row[]> {
     let s = 0;
     let b = 0;
     let f = 0;
+    let e = 0;
     const runDirect = async () => {
       const dCpu = cpu();
       d = await timeMs(async () => {
@@ -181,8 +194,13 @@ async function warmRender(): Promise<Row[]> {
         for (let i = 0; i < batch; i++) await floor();
       });
     };
+    const runEmpty = async () => {
+      e = await timeMs(async () => {
+        for (let i = 0; i < batch; i++) empty();
+      });
+    };
     // In turn first: whatever one leaves behind (garbage to collect) weighs on each alike.
-    const runs = [runDirect, runSvc, runBuilt, runFloor];
+    const runs = [runDirect, runSvc, runBuilt, runFloor, runEmpty];
     for (let i = 0; i < runs.length; i++)
       await (runs[(round + i) % runs.length] as () => Promise<void>)();
     const w = await timeMs(async () => {
@@ -204,6 +222,7 @@ async function warmRender(): Promise<Row[]> {
     serialTimes.push((s / batch) * 1000);
     builtTimes.push((b / batch) * 1000);
     floorTimes.push((f / batch) * 1000);
+    emptyTimes.push((e / batch) * 1000);
     workerTimes.push((w / batch) * 1000);
     concurrentTimes.push((c / (Math.ceil(batch / concurrent) * concurrent)) * 1000);
   }
@@ -241,6 +260,14 @@ async function warmRender(): Promise<Row[]> {
       ...row(
         "warm render floor: renderToString and what any island adds to it — its props as JSON in the container, the check for hints, a promise — vs renderToString (informational)",
         floorTimes,
+      ),
+      target: undefined,
+      ok: undefined,
+    },
+    {
+      ...row(
+        "React's own cost per call: renderToString of an empty <div> vs renderToString of the card (informational; the part of the card's render no island can spread or skip)",
+        emptyTimes,
       ),
       target: undefined,
       ok: undefined,
