@@ -477,7 +477,7 @@ export const esbuildBundler: Bundler = {
       stylesheets: finished.stylesheets,
       assets: finished.assets,
       // From the final run's inputs: the module graph of the bundle that is served.
-      dependencies: await detectDependencies(inputs, component.name),
+      dependencies: await detectDependencies(inputs, component.name, finished.code),
     };
   },
 };

@@ -110,4 +110,21 @@ describe("detectDependencies", () => {
     ];
     expect(await detectDependencies(inputs, "a")).toEqual(["b", "c"]);
   });
+
+  it("reads no source when the bundle names neither useComponent nor ServerComponent", async () => {
+    const dir = writeTree({
+      // A call esbuild dropped as dead code: the bundle does not ask for "b".
+      "a/index.tsx": 'const unused = () => useComponent("b");\nexport default () => <p />;\n',
+    });
+    const inputs = [join(dir, "a/index.tsx")];
+    const bundle = (code: string) => new TextEncoder().encode(code);
+    expect(
+      await detectDependencies(inputs, "a", bundle('export default () => jsx("p", {});')),
+    ).toEqual([]);
+    // Named in the bundle (an import keeps its name, minified or not): the sources are read.
+    const minified = 'import{useComponent as e}from"@svc/react";export default()=>e("b");';
+    expect(await detectDependencies(inputs, "a", bundle(minified))).toEqual(["b"]);
+    const namespace = 'import*as s from"@svc/react";export default()=>jsx(s.ServerComponent,{});';
+    expect(await detectDependencies(inputs, "a", bundle(namespace))).toEqual(["b"]);
+  });
 });

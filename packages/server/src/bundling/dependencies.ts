@@ -69,6 +69,12 @@ const SYNC_READS = 32;
 /** What a file must mention to ask for a component by name. */
 const MENTION = /useComponent|ServerComponent/;
 
+/** Whether the bytes `code` hold either name of {@link MENTION}: searched, not decoded. */
+function mentionsComponents(code: Uint8Array): boolean {
+  const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+  return bytes.includes("useComponent") || bytes.includes("ServerComponent");
+}
+
 function readOrUndefined(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
@@ -82,11 +88,19 @@ function readOrUndefined(file: string): string | undefined {
  * a literal name, sorted and without duplicates or `self`. Only {@link isUserSource} files are
  * read. Read after the build that listed them: an edit in between happened after the build
  * started, which the dev cache's racy check already treats as "do not keep this bundle".
+ *
+ * `output`, the bundle those inputs made: when it names neither `useComponent` nor
+ * `ServerComponent`, nothing is read. Code that calls either imports it from `@svc/react`,
+ * which every bundle leaves external, and the import keeps its name, minified or not; so a
+ * bundle without the names asks for no component (a call esbuild dropped as dead code does
+ * not count).
  */
 export async function detectDependencies(
   inputs: readonly string[],
   self?: string,
+  output?: Uint8Array,
 ): Promise<string[]> {
+  if (output !== undefined && !mentionsComponents(output)) return [];
   const files = inputs.filter(isUserSource);
   if (files.length === 0) return [];
   // A component's few files are read at once (a stat and a read each, ~10 µs); a graph of many

@@ -429,6 +429,7 @@ async function bundleAll(
         const dependencies = await detectDependencies(
           inputs.map((input) => resolve(workingDir, input)),
           component.name,
+          finished.code,
         );
         return { name: component.name, ...finished, dependencies };
       }),
