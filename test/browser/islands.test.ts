@@ -37,6 +37,13 @@ export default function Counter({ start = 0 }: { start?: number }) {
     type: "object",
     properties: { start: { type: "integer" } },
   }),
+  // Text on both sides of its element: what React parts with <!-- --> from a neighbour's.
+  "tally/index.tsx": `import { useState } from "react";
+export default function Tally({ label }: { label: string }) {
+  const [n, setN] = useState(0);
+  return <>{label}: <button type="button" className="tally" onClick={() => setN(n + 1)}>{n}</button> clicks</>;
+}
+`,
   "outer/index.tsx": `import { useComponent } from "@svc/react";
 import { useState } from "react";
 export default function Outer() {
@@ -267,6 +274,39 @@ describe("islands", () => {
       }
     });
   }
+
+  it("hydrate islands rendered together (one render on the server for all) with no mismatch", async () => {
+    // Rendered once each first: versions that render alone cleanly are batched from then on.
+    await island("counter", { start: 0 });
+    await island("tally", { label: "warm" });
+    const asked = [0, 1, 2, 3, 4, 5].map((i) =>
+      i % 2 === 0 ? island("counter", { start: 10 + i }) : island("tally", { label: `T${i}` }),
+    );
+    const body = (await Promise.all(asked)).map((html) => `<section>${html}</section>`).join("");
+    const tab = await open("/together.html", body, { loader: "/svc/loader.dev.js" });
+    try {
+      expect(await tab.page.locator("section").allTextContents()).toEqual([
+        "10",
+        "T1: 0 clicks",
+        "12",
+        "T3: 0 clicks",
+        "14",
+        "T5: 0 clicks",
+      ]);
+      await poll(async () => {
+        await tab.page.locator(".count").last().click();
+        return Number(await tab.page.locator(".count").last().textContent());
+      }).toBeGreaterThan(14);
+      await poll(async () => {
+        await tab.page.locator(".tally").first().click();
+        return tab.page.locator("section").nth(1).textContent();
+      }).not.toBe("T1: 0 clicks");
+      expect(tab.problems()).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
 
   it("never fetch the bundle of an island with hydrate none", async () => {
     const body = await island("counter", { start: 5 }, "none");

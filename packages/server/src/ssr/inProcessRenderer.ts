@@ -17,6 +17,7 @@ import {
   type Peers,
   Refused,
   renderAlone,
+  renderBatch,
   renderTree,
   type TreeRendered,
 } from "./renderTree.ts";
@@ -26,6 +27,17 @@ export interface InProcessRendererOptions {
   timeoutMs: number;
 }
 
+/** A render alone waiting for the batch it joined (see `InProcessRenderer#render`). */
+interface Batched {
+  own: Evaluated;
+  job: RenderJob;
+  resolve(rendered: Rendered): void;
+  reject(error: unknown): void;
+}
+
+/** At most this many renders go into one batch. */
+const MAX_BATCH = 64;
+
 const decoder = new TextDecoder();
 
 /**
@@ -34,6 +46,11 @@ const decoder = new TextDecoder();
  * `serverModule.ts`), with the process's one React, loaded once and shared by every handler
  * set. Only the newest version of each component is kept, and nothing else holds on to an old
  * one, so edits do not accumulate (`npm run soak:ssr`).
+ *
+ * Islands asked for together — in one burst of synchronous calls, as `Promise.all` of a
+ * page's islands makes them — render in one `renderToString` (see `renderBatch`): the first at
+ * once, the others at the end of the burst. React's set-up and flush of a render, about
+ * four-tenths of a small card's render, is then paid once for the batch, not once each.
  *
  * A render that waits (on a nested component, on a promise of its own) fails with
  * `RenderTimeout` once its time runs out, and is aborted. A render that never returns (a
@@ -51,6 +68,12 @@ export class InProcessRenderer implements RenderEngine {
    */
   readonly #alone = new WeakMap<ServerBundle, Pick<Rendered, "loaded" | "bundles">>();
   #peers: Peers | undefined;
+  /** A render ran in this burst of synchronous calls: the ones after it may be batched. */
+  #burst = false;
+  /** Renders waiting for the end of the burst, to be rendered in one batch. */
+  #batch: Batched[] = [];
+  /** How many batches of more than one render were rendered (for tests). */
+  batches = 0;
 
   constructor(sources: IslandSources, options: InProcessRendererOptions) {
     this.#sources = sources;
@@ -93,23 +116,83 @@ export class InProcessRenderer implements RenderEngine {
     }
     // The warm case, first: the component alone, nothing but its HTML to build.
     if (mayRenderAlone(own, job.metadata)) {
-      const alone = renderAlone(peers, own, job.props);
-      if (alone !== undefined) {
-        let only = this.#alone.get(bundle);
-        if (only === undefined) {
-          only = { loaded: { [name]: bundle.hash }, bundles: new Map().set(name, bundle) };
-          this.#alone.set(bundle, only);
-        }
-        return {
-          html: alone.html,
-          styles: alone.styles,
-          loaded: only.loaded,
-          bundles: only.bundles,
-        };
-      }
-      return this.#renderTree(peers, job, own, true);
+      // Islands asked for together (`Promise.all` of a page's cards): the first renders now,
+      // the others wait for the end of this burst of calls and render in one batch.
+      if (this.#burst && own.batchable === true) return this.#join(peers, own, job);
+      this.#startBurst();
+      return this.#renderAlone(peers, own, job);
     }
     return this.#renderTree(peers, job, own, false);
+  }
+
+  #renderAlone(peers: Peers, own: Evaluated, job: RenderJob): Rendered | Promise<Rendered> {
+    const alone = renderAlone(peers, own, job.props);
+    if (alone === undefined) return this.#renderTree(peers, job, own, true);
+    return this.#rendered(job, alone.html, alone.styles);
+  }
+
+  /** The result of `job`, rendered alone: `html` and `styles`. */
+  #rendered(job: RenderJob, html: string, styles: string): Rendered {
+    const { name, own: bundle } = job;
+    let only = this.#alone.get(bundle);
+    if (only === undefined) {
+      only = { loaded: { [name]: bundle.hash }, bundles: new Map().set(name, bundle) };
+      this.#alone.set(bundle, only);
+    }
+    return { html, styles, loaded: only.loaded, bundles: only.bundles };
+  }
+
+  /** Marks a burst of synchronous calls, which ends with the current task's microtasks. */
+  #startBurst(): void {
+    if (this.#burst) return;
+    this.#burst = true;
+    queueMicrotask(this.#endBurst);
+  }
+
+  readonly #endBurst = () => {
+    this.#burst = false;
+  };
+
+  /** `job` rendered in the batch of this burst, once the burst is over. */
+  #join(peers: Peers, own: Evaluated, job: RenderJob): Promise<Rendered> {
+    return new Promise<Rendered>((resolve, reject) => {
+      if (this.#batch.length === 0) queueMicrotask(() => this.#flush(peers));
+      this.#batch.push({ own, job, resolve, reject });
+    });
+  }
+
+  /**
+   * Renders the burst's batch: in groups of {@link MAX_BATCH}, one `renderToString` each; a
+   * group that does not render as each would alone is rendered one by one, as would a lone one.
+   */
+  #flush(peers: Peers): void {
+    const waiting = this.#batch;
+    this.#batch = [];
+    for (let start = 0; start < waiting.length; start += MAX_BATCH) {
+      const group = waiting.slice(start, start + MAX_BATCH);
+      const parts =
+        group.length > 1
+          ? renderBatch(
+              peers,
+              group.map(({ own, job }) => ({ own, props: job.props })),
+            )
+          : undefined;
+      if (parts !== undefined) this.batches++;
+      group.forEach((item, i) => {
+        const part = parts?.[i];
+        if (part !== undefined) {
+          item.resolve(this.#rendered(item.job, part, ""));
+          return;
+        }
+        try {
+          const rendered = this.#renderAlone(peers, item.own, item.job);
+          if (rendered instanceof Promise) rendered.then(item.resolve, item.reject);
+          else item.resolve(rendered);
+        } catch (error) {
+          item.reject(error);
+        }
+      });
+    }
   }
 
   /** The island's tree, `renderTree`'s way, its time limit kept when it waits. */

@@ -100,7 +100,9 @@ export class IslandRenderer {
 
   /**
    * The island of `name` with `props`. A warm render — both bundles and the schema at hand and
-   * fresh, nothing to wait for in the render — runs start to end without awaiting anything.
+   * fresh, nothing to wait for in the render — runs start to end without awaiting anything;
+   * or, asked for together with others (`Promise.all` of a page's islands), waits only for the
+   * end of that burst of calls, to be rendered with them in one batch (`InProcessRenderer`).
    * @throws InvalidPropsError (props not an object, or failing `schema.json`), RenderError,
    * RenderTimeoutError, and what loading the component throws (not found, bundle error)
    */

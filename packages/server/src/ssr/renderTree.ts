@@ -5,6 +5,7 @@
  * `<SvcProvider><ServerComponent name props /></SvcProvider>` — so their HTML is the same.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { ComponentMetadata } from "@svc/protocol";
 import { checkPeer, requirePeer } from "../util/peer.ts";
@@ -15,6 +16,7 @@ import { type EvaluatedBundle, evaluateServerBundle, type SharedModules } from "
 export interface Peers {
   shared: SharedModules;
   createElement: typeof import("react").createElement;
+  Fragment: typeof import("react").Fragment;
   prerender: typeof import("react-dom/static").prerender;
   renderToString: typeof import("react-dom/server").renderToString;
   QueryClient: typeof import("@tanstack/react-query").QueryClient;
@@ -60,7 +62,7 @@ async function importAll(): Promise<Peers> {
   // `@svc/react` itself imports.
   const [svc, query] = await Promise.all([import("@svc/react"), import("@tanstack/react-query")]);
   const shared: Record<string, unknown> = {
-    react,
+    react: watchingIds(react),
     "react/jsx-runtime": need("react/jsx-runtime"),
     "react-dom": need("react-dom"),
     "@svc/react": svc,
@@ -82,10 +84,31 @@ async function importAll(): Promise<Peers> {
   return {
     shared,
     createElement: react.createElement,
+    Fragment: react.Fragment,
     prerender: staticDom.prerender,
     renderToString: serverDom.renderToString,
     QueryClient: query.QueryClient,
     svc,
+  };
+}
+
+/** How many times server bundles have called `useId` (see {@link watchingIds}). */
+let idCalls = 0;
+
+/**
+ * React as server bundles get it: the same module, its `useId` counted. An id depends on the
+ * component's place in React's tree, so a component that asks for one is never rendered in a
+ * batch with others (see {@link renderBatch}), where its place differs from the one it has
+ * when the browser hydrates it alone.
+ */
+function watchingIds(react: typeof import("react")): typeof import("react") {
+  const useId = react.useId;
+  return {
+    ...react,
+    useId() {
+      idCalls++;
+      return useId();
+    },
   };
 }
 
@@ -164,6 +187,13 @@ export interface Evaluated {
    * false once rendering it alone failed (it uses `useComponent`, `useSvc`, or suspends).
    */
   bare: boolean | undefined;
+  /**
+   * Whether this version may be rendered alone in a batch with others (see
+   * {@link renderBatch}): unknown until rendered alone; true while every render alone gave
+   * only its HTML — no resource hints, no goober rules, no `useId`; false for good after one
+   * that did not.
+   */
+  batchable: boolean | undefined;
 }
 
 /**
@@ -197,7 +227,14 @@ export class Evaluations {
       return known;
     }
     const bundle = evaluateServerBundle(code(), name, serverHash, shared, assetUrlOf(apiBase));
-    const fresh: Evaluated = { serverHash, hash, bundle, suspends: false, bare: undefined };
+    const fresh: Evaluated = {
+      serverHash,
+      hash,
+      bundle,
+      suspends: false,
+      bare: undefined,
+      batchable: undefined,
+    };
     versions.byBase.set(apiBase, fresh);
     return fresh;
   }
@@ -407,6 +444,7 @@ export function renderAlone(
   props: Record<string, unknown>,
 ): { html: string; styles: string } | undefined {
   const sheet = { data: "" };
+  const ids = idCalls;
   let html: string;
   try {
     const component = own.bundle.module.default as Parameters<typeof createElement>[0];
@@ -417,10 +455,56 @@ export function renderAlone(
   own.bare = true;
   // Most components start with an element of their own: no hint to look for.
   const hints = HINT_START.test(html) ? (LEADING_HINTS.exec(html)?.[0] ?? "") : "";
+  own.batchable = own.batchable !== false && hints === "" && sheet.data === "" && idCalls === ids;
   return {
     html: hints + BOUNDARY_START + html.slice(hints.length) + BOUNDARY_END,
     styles: sheet.data,
   };
+}
+
+/**
+ * Where {@link renderBatch} separates two components' HTML: an element no component renders
+ * (its attribute's value is new in each process; text and attribute values are escaped, so
+ * no component's output can hold it).
+ */
+const SPLIT_VALUE = randomUUID();
+const SPLIT_HTML = `<template data-svc-split="${SPLIT_VALUE}"></template>`;
+
+/**
+ * Components rendered alone (see {@link renderAlone}), several in one `renderToString`: React
+ * sets up and flushes a render once for all of them, not once each, which costs about as much
+ * as rendering a small card. Each one's HTML is what it renders alone: they are siblings
+ * parted by an element (no text of one runs into the next's), and only versions that
+ * rendered alone without hints, goober rules or `useId` ({@link Evaluated.batchable}) are
+ * batched. Undefined when this render is not the same as rendering each alone — something
+ * threw, suspended, asked for an id, wrote a rule or a hint (all of them go first, for the
+ * batch as a whole): then each is rendered alone.
+ */
+export function renderBatch(
+  { createElement, Fragment, renderToString }: Peers,
+  items: readonly { own: Evaluated; props: Record<string, unknown> }[],
+): string[] | undefined {
+  const children: ReturnType<Peers["createElement"]>[] = [];
+  const split = createElement("template", { "data-svc-split": SPLIT_VALUE });
+  for (const { own, props } of items) {
+    if (children.length > 0) children.push(split);
+    const component = own.bundle.module.default as Parameters<typeof createElement>[0];
+    children.push(createElement(component, props as never));
+  }
+  const sheet = { data: "" };
+  const ids = idCalls;
+  let html: string;
+  try {
+    html = renderToSheet(renderToString, createElement(Fragment, null, ...children), sheet);
+  } catch {
+    return undefined;
+  }
+  if (idCalls !== ids || sheet.data !== "" || HINT_START.test(html) || CLIENT_RENDERED.test(html)) {
+    return undefined;
+  }
+  const parts = html.split(SPLIT_HTML);
+  if (parts.length !== items.length) return undefined;
+  return parts.map((part) => BOUNDARY_START + part + BOUNDARY_END);
 }
 
 /** Why a render failed. */
