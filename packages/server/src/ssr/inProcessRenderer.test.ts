@@ -16,6 +16,10 @@ exports.default = ({ withId }) => h("label", { htmlFor: withId ? useId() : "fixe
   // React writes a preload hint for each image ahead of all the HTML of its render.
   images: `const { createElement: h } = require("react");
 exports.default = ({ srcs }) => h("figure", null, srcs.map((src) => h("img", { key: src, src, alt: "" })));`,
+  // React hoists a <style> with a precedence ahead of all the HTML of its render too.
+  styled: `const { createElement: h, Fragment } = require("react");
+exports.default = ({ css }) => h(Fragment, null,
+  css ? h("style", { href: "s", precedence: "p" }, css) : null, h("p", null, "styled"));`,
   thrower: `const { createElement: h } = require("react");
 exports.default = ({ bad }) => { if (bad) throw new Error("bad props"); return h("i", null, "fine"); };`,
 };
@@ -105,6 +109,7 @@ describe("InProcessRenderer, islands asked for together", () => {
       ["fragment", { n: 0 }],
       ["ids", { withId: false }],
       ["images", { srcs: [] }],
+      ["styled", {}],
       ["thrower", { bad: false }],
     ]);
     const withId: Asked = [
@@ -126,6 +131,18 @@ describe("InProcessRenderer, islands asked for together", () => {
     const imagesAlone = await oneByOne(reference, withImages);
     expect(imagesAlone[1]).toMatch(/^<link rel="preload" [^>]*href="\/a\.png"[^>]*><!--\$-->/);
     expect(await together(engine, withImages)).toEqual(imagesAlone);
+    expect(engine.batches).toBe(0);
+
+    const withStyle: Asked = [
+      ["fragment", { n: 9 }],
+      ["fragment", { n: 10 }],
+      ["styled", { css: "p { color: red }" }],
+    ];
+    const styleAlone = await oneByOne(reference, withStyle);
+    expect(styleAlone[2]).toMatch(
+      /^<style data-precedence="p"[^>]*>p \{ color: red \}<\/style><!--\$-->/,
+    );
+    expect(await together(engine, withStyle)).toEqual(styleAlone);
     expect(engine.batches).toBe(0);
 
     const [first, thrown, last] = [

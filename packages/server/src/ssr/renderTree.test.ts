@@ -23,12 +23,14 @@ exports.default = ({ n }) => h(Fragment, null, "a", n, h("b", null, "c"), "d");`
   // React writes a preload hint for each image ahead of the HTML, outside the boundary.
   images: `const { createElement: h } = require("react");
 exports.default = ({ srcs }) => h("figure", null, srcs.map((src) => h("img", { key: src, src, alt: "" })));`,
-  // Hoisted likewise: a <title>, a <meta>, a stylesheet with a precedence, an icon, an async script.
+  // Hoisted likewise: a <title>, a <meta>, a stylesheet with a precedence, an icon, an async
+  // script, a <style> with a precedence (its `</style` escaped by React).
   hoisted: `const { createElement: h, Fragment } = require("react");
 exports.default = ({ title }) => h(Fragment, null,
   h("title", null, title), h("meta", { name: "d", content: "x>y" }),
   h("link", { rel: "stylesheet", href: "/a.css", precedence: "default" }),
   h("link", { rel: "icon", href: "/f.ico" }), h("script", { async: true, src: "/s.js" }),
+  h("style", { href: "s", precedence: "default" }, "p > b { content: '</style>' }"),
   h("p", null, title));`,
   // Not hoisted: written where it stands, inside the boundary.
   inPlace: `const { createElement: h, Fragment } = require("react");

@@ -311,14 +311,15 @@ const BOUNDARY_END = "<!--/$-->";
 /**
  * What React hoists ahead of everything else it writes: a preload hint per image, and the
  * `<link>`s (other than a stylesheet without `precedence`), `<meta>`s (without `itemProp`),
- * `<title>`s and async `<script>`s a component renders. In svc's tree they come before the
- * boundary, not inside it, and the browser hydrates the boundary's content only. Attribute
- * values and text are escaped (`&gt;`, `&lt;`), so none of them holds a `>` or `<` of its own.
+ * `<title>`s, async `<script>`s and `<style>`s with a `precedence` a component renders. In
+ * svc's tree they come before the boundary, not inside it, and the browser hydrates the
+ * boundary's content only. Attribute values and text are escaped (`&gt;`, `&lt;`), so none of
+ * them holds a `>` or `<` of its own, and a style's CSS no `</style` (`</\73 tyle`).
  */
 /** How each of {@link LEADING_HINTS} starts. */
-const HINT_START = /^<(?:link |meta |title>|script )/;
+const HINT_START = /^<(?:link |meta |title>|script |style )/;
 const LEADING_HINTS =
-  /^(?:<link (?![^>]*rel="stylesheet")[^>]*>|<link [^>]*data-precedence="[^>]*>|<meta (?![^>]*itemProp=)[^>]*>|<title>[^<]*<\/title>|<script async=""[^>]*><\/script>)*/;
+  /^(?:<link (?![^>]*rel="stylesheet")[^>]*>|<link [^>]*data-precedence="[^>]*>|<meta (?![^>]*itemProp=)[^>]*>|<title>[^<]*<\/title>|<script async=""[^>]*><\/script>|<style data-precedence="[^>]*>[\s\S]*?<\/style>)*/;
 
 /**
  * Renders the island's tree. Three ways, fastest first:
@@ -473,8 +474,8 @@ const SPLIT_HTML = `<template data-svc-split="${SPLIT_VALUE}"></template>`;
 /**
  * Components rendered alone (see {@link renderAlone}), several in one `renderToString`: React
  * sets up and flushes a render once for all of them, not once each, which costs about as much
- * as rendering a small card. Each one's HTML is what it renders alone: they are siblings
- * parted by an element (no text of one runs into the next's), and only versions that
+ * as rendering a small card. Each one's HTML is what it renders alone: they are siblings, each
+ * after an element of svc's (no text of one runs into the next's), and only versions that
  * rendered alone without hints, goober rules or `useId` ({@link Evaluated.batchable}) are
  * batched. Undefined when this render is not the same as rendering each alone — something
  * threw, suspended, asked for an id, wrote a rule or a hint (all of them go first, for the
@@ -487,7 +488,9 @@ export function renderBatch(
   const children: ReturnType<Peers["createElement"]>[] = [];
   const split = createElement("template", { "data-svc-split": SPLIT_VALUE });
   for (const { own, props } of items) {
-    if (children.length > 0) children.push(split);
+    // One before each: whatever React hoists ahead of the first (hints, titles, styles with a
+    // precedence, for the whole render) shows before the first of them.
+    children.push(split);
     const component = own.bundle.module.default as Parameters<typeof createElement>[0];
     children.push(createElement(component, props as never));
   }
@@ -499,10 +502,9 @@ export function renderBatch(
   } catch {
     return undefined;
   }
-  if (idCalls !== ids || sheet.data !== "" || HINT_START.test(html) || CLIENT_RENDERED.test(html)) {
-    return undefined;
-  }
-  const parts = html.split(SPLIT_HTML);
+  if (idCalls !== ids || sheet.data !== "" || !html.startsWith(SPLIT_HTML)) return undefined;
+  if (CLIENT_RENDERED.test(html)) return undefined;
+  const parts = html.slice(SPLIT_HTML.length).split(SPLIT_HTML);
   if (parts.length !== items.length) return undefined;
   return parts.map((part) => BOUNDARY_START + part + BOUNDARY_END);
 }
