@@ -84,6 +84,13 @@ export default function Badge({ text }: { text: string }) {
 }
 `,
   "badge/badge.css": ".badge { color: rgb(7, 8, 9); }\n",
+  // React 19 hoists a <style> with a precedence ahead of everything its render writes.
+  "inked/index.tsx": `import { useState } from "react";
+export default function Inked() {
+  const [n, setN] = useState(0);
+  return <><style href="inked" precedence="default">{".inked { color: rgb(9, 8, 7); }"}</style><button type="button" className="inked" onClick={() => setN(n + 1)}>{n}</button></>;
+}
+`,
 };
 
 /** What a page with islands needs: no inline script or style, scripts from blob: (the loader). */
@@ -427,6 +434,29 @@ describe("islands", () => {
           .locator("h3")
           .evaluate((el) => getComputedStyle(el).getPropertyValue("color")),
       ).toBe("rgb(4, 5, 6)");
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("hydrate a component whose <style precedence> React hoists, styled before and after, with no mismatch", async () => {
+    const body = await island("inked", {});
+    // Inside the container, ahead of the boundary the browser hydrates.
+    expect(body).toMatch(
+      /<style data-precedence="default" data-href="inked">[^<]*<\/style><!--\$--><button/,
+    );
+    const tab = await open("/inked.html", body, { loader: "/svc/loader.dev.js" });
+    try {
+      const color = () =>
+        tab.page.locator(".inked").evaluate((button) => getComputedStyle(button).color);
+      expect(await color()).toBe("rgb(9, 8, 7)");
+      await poll(async () => {
+        await tab.page.locator(".inked").click();
+        return Number(await text(tab.page, ".inked"));
+      }).toBeGreaterThan(0);
+      expect(await color()).toBe("rgb(9, 8, 7)");
+      expect(tab.problems()).toEqual([]);
+      expect(tab.errors).toEqual([]);
     } finally {
       await tab.close();
     }
