@@ -15,7 +15,7 @@ import {
   parseComponentName,
   silentLogger,
 } from "@svc/server";
-import type { Browser, ConsoleMessage, Page } from "playwright-core";
+import type { Browser, ConsoleMessage, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildLoaderOnce,
@@ -250,6 +250,12 @@ async function open(
 }
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+/** Clicks `button` until its text, a number, passes the assertion chained on (it hydrates). */
+const clicked = (button: Locator) =>
+  poll(async () => {
+    await button.click();
+    return Number(await button.textContent());
+  });
 const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
 
 describe("islands", () => {
@@ -270,10 +276,7 @@ describe("islands", () => {
       const tab = await open(`/load${loader.replaceAll("/", "-")}.html`, body, { loader });
       try {
         expect(await text(tab.page, ".count")).toBe("3"); // before hydration: the server's HTML
-        await poll(async () => {
-          await tab.page.locator(".count").click();
-          return Number(await text(tab.page, ".count"));
-        }).toBeGreaterThan(3);
+        await clicked(tab.page.locator(".count")).toBeGreaterThan(3);
         expect(tab.problems().filter((p) => /hydrat/i.test(p))).toEqual([]);
         expect(tab.errors).toEqual([]);
       } finally {
@@ -300,10 +303,7 @@ describe("islands", () => {
         "14",
         "T5: 0 clicks",
       ]);
-      await poll(async () => {
-        await tab.page.locator(".count").last().click();
-        return Number(await tab.page.locator(".count").last().textContent());
-      }).toBeGreaterThan(14);
+      await clicked(tab.page.locator(".count").last()).toBeGreaterThan(14);
       await poll(async () => {
         await tab.page.locator(".tally").first().click();
         return tab.page.locator("section").nth(1).textContent();
@@ -335,10 +335,7 @@ describe("islands", () => {
       expect(tab.bundlesRequested()).toEqual([]);
       await tab.page.locator(".count").scrollIntoViewIfNeeded();
       await poll(() => tab.bundlesRequested().length).toBe(1);
-      await poll(async () => {
-        await tab.page.locator(".count").click();
-        return Number(await text(tab.page, ".count"));
-      }).toBeGreaterThan(7);
+      await clicked(tab.page.locator(".count")).toBeGreaterThan(7);
     } finally {
       await tab.close();
     }
@@ -353,10 +350,7 @@ describe("islands", () => {
     const tab = await open("/media.html", `<div id="narrow">${never}</div>${always}`);
     try {
       await poll(() => tab.bundlesRequested().length).toBe(1);
-      await poll(async () => {
-        await tab.page.locator("#wide .count").click();
-        return Number(await text(tab.page, "#wide .count"));
-      }).toBeGreaterThan(2);
+      await clicked(tab.page.locator("#wide .count")).toBeGreaterThan(2);
       // The other one stays the server's HTML: a click changes nothing.
       await tab.page.locator("#narrow .count").click();
       expect(await text(tab.page, "#narrow .count")).toBe("1");
@@ -423,10 +417,7 @@ describe("islands", () => {
     const body = await island("card", { title: "Styled" });
     const tab = await open("/styled.html", body, { csp: STRICT_CSP, loader: "/svc/loader.dev.js" });
     try {
-      await poll(async () => {
-        await tab.page.locator(".clicks").click();
-        return Number(await text(tab.page, ".clicks"));
-      }).toBeGreaterThan(0);
+      await clicked(tab.page.locator(".clicks")).toBeGreaterThan(0);
       expect(tab.problems().filter((p) => /hydrat|match/i.test(p))).toEqual([]);
       expect(tab.errors).toEqual([]);
       expect(
@@ -450,10 +441,7 @@ describe("islands", () => {
       const color = () =>
         tab.page.locator(".inked").evaluate((button) => getComputedStyle(button).color);
       expect(await color()).toBe("rgb(9, 8, 7)");
-      await poll(async () => {
-        await tab.page.locator(".inked").click();
-        return Number(await text(tab.page, ".inked"));
-      }).toBeGreaterThan(0);
+      await clicked(tab.page.locator(".inked")).toBeGreaterThan(0);
       expect(await color()).toBe("rgb(9, 8, 7)");
       expect(tab.problems()).toEqual([]);
       expect(tab.errors).toEqual([]);
@@ -488,10 +476,7 @@ describe("islands.js, the start of a page of islands", () => {
       expect(tab.bundlesRequested()).toEqual([]);
       expect(await tab.page.evaluate(() => "svc" in window)).toBe(false);
       await tab.page.locator(".count").last().scrollIntoViewIfNeeded();
-      await poll(async () => {
-        await tab.page.locator(".count").last().click();
-        return Number(await tab.page.locator(".count").last().textContent());
-      }).toBeGreaterThan(7);
+      await clicked(tab.page.locator(".count").last()).toBeGreaterThan(7);
       // The loader came from beside islands.js, once; the none island stayed the server's HTML.
       expect(tab.loadersRequested()).toEqual(["/svc/loader.js"]);
       expect(tab.bundlesRequested()).toHaveLength(1);
@@ -536,10 +521,7 @@ describe("islands.js, the start of a page of islands", () => {
           return [added?.dataset.svcApi, added?.dataset.svcLive];
         }),
       ).toEqual(["/api", "false"]);
-      await poll(async () => {
-        await tab.page.locator(".count").click();
-        return Number(await text(tab.page, ".count"));
-      }).toBeGreaterThan(3);
+      await clicked(tab.page.locator(".count")).toBeGreaterThan(3);
       expect(tab.loadersRequested()).toEqual(["/svc/loader.js"]);
       expect(tab.problems()).toEqual([]);
     } finally {
@@ -576,10 +558,7 @@ describe("islands.js, the start of a page of islands", () => {
       await tab.page.waitForTimeout(500);
       expect(tab.bundlesRequested()).toEqual([]);
       await tab.page.locator(".count").scrollIntoViewIfNeeded();
-      await poll(async () => {
-        await tab.page.locator(".count").click();
-        return Number(await text(tab.page, ".count"));
-      }).toBeGreaterThan(9);
+      await clicked(tab.page.locator(".count")).toBeGreaterThan(9);
       // The loader's answer is held back 400 ms: fetched after it, the bundle would be asked
       // for 400 ms later at least.
       const askedFor = slowLoaderRequests.at(-1) ?? Number.NaN;
@@ -616,10 +595,7 @@ describe("islands.js, the start of a page of islands", () => {
       await tab.page.waitForTimeout(500);
       expect(staticExtrasRequests.length).toBe(extrasFrom);
       await tab.page.locator(".count").scrollIntoViewIfNeeded();
-      await poll(async () => {
-        await tab.page.locator(".count").click();
-        return Number(await text(tab.page, ".count"));
-      }).toBeGreaterThan(6);
+      await clicked(tab.page.locator(".count")).toBeGreaterThan(6);
       // The loader's answer is held back 400 ms: asked for by the loader, the extras would come
       // 400 ms after it at least; under another URL than the loader's, twice.
       const askedFor = slowLoaderRequests.at(-1) ?? Number.NaN;
