@@ -67,12 +67,13 @@ export function isUserSource(path: string): boolean {
 const SYNC_READS = 32;
 
 /** What a file must mention to ask for a component by name. */
-const MENTION = /useComponent|ServerComponent/;
+const MENTIONED = ["useComponent", "ServerComponent"] as const;
+const MENTION = new RegExp(MENTIONED.join("|"));
 
-/** Whether the bytes `code` hold either name of {@link MENTION}: searched, not decoded. */
+/** Whether the bytes `code` hold one of {@link MENTIONED}: searched, not decoded. */
 function mentionsComponents(code: Uint8Array): boolean {
   const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
-  return bytes.includes("useComponent") || bytes.includes("ServerComponent");
+  return MENTIONED.some((name) => bytes.includes(name));
 }
 
 function readOrUndefined(file: string): string | undefined {
