@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSvc, startSvc, writeTree } from "../test/fixtures.ts";
@@ -103,6 +103,56 @@ describe("svc types", () => {
       expect(result.stderr).toMatch(/^svc: counter\/schema\.json: is not valid JSON: .*\n$/);
     }
     expect(readFileSync(join(cwd, "svc-env.d.ts"), "utf8")).toBe(written);
+  });
+
+  it("exits 1 with one line naming schema.json and a $ref that leads out of the project, writing nothing", async () => {
+    const outside = writeTree({ "secret.json": JSON.stringify({ enum: ["OUTSIDE"] }) });
+    const secret = join(outside, "secret.json");
+    const cwd = writeTree({
+      ...project,
+      "package.json": "{}",
+      "components/counter/schema.json": JSON.stringify({
+        type: "object",
+        properties: { step: { $ref: secret }, size: { $ref: "#/$defs/Size" } },
+        $defs: { Size: { type: "integer" } },
+      }),
+    });
+    for (const args of [["types"], ["types", "--check"]]) {
+      const result = await run(args, cwd);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.split("\n")).toEqual([expect.any(String), ""]);
+      expect(result.stderr).toMatch(/^svc: counter\/schema\.json: .*\$ref.* outside /);
+      expect(result.stderr).toContain(JSON.stringify(secret));
+    }
+    expect(existsSync(join(cwd, "svc-env.d.ts"))).toBe(false);
+
+    // The same schema with the definition moved in: written, internal $ref and all.
+    writeTree(
+      {
+        "components/counter/schema.json": JSON.stringify({
+          type: "object",
+          properties: { step: { $ref: "#/$defs/Size" }, hasOwnProperty: { type: "boolean" } },
+          $defs: { Size: { type: "integer" } },
+        }),
+      },
+      cwd,
+    );
+    expect((await run(["types"], cwd)).code).toBe(0);
+    const text = readFileSync(join(cwd, "svc-env.d.ts"), "utf8");
+    expect(text).toContain('  hasOwnProperty?: boolean | Object["hasOwnProperty"];\n');
+    expect(text).not.toContain("OUTSIDE");
+  });
+
+  it("exits 1 with one line when the declaration file cannot be written", async () => {
+    const cwd = writeTree({ ...project, "taken.d.ts/keep": "" });
+    const result = await run(["types", "--out", "taken.d.ts"], cwd);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      "svc: cannot write taken.d.ts (EISDIR) — pass --out with a file you may write\n",
+    );
+    expect(readdirSync(cwd).sort()).toEqual(["components", "taken.d.ts"]);
   });
 
   it.each([

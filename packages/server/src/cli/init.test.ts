@@ -1,5 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -345,6 +356,137 @@ describe("svc init", () => {
     );
   });
 });
+
+describe("svc init, with something in the way", () => {
+  it("refuses a package.json that is a link to a file outside the project, writing nothing", () => {
+    const outside = writeTree({ "package.json": EMPTY_PROJECT });
+    const dir = writeTree({});
+    symlinkSync(join(outside, "package.json"), join(dir, "package.json"));
+    const before = state(dir);
+    expect(() => init({ cwd: dir, typescript: true })).toThrow(
+      new UsageError(
+        `package.json is a link to ${realpathSync(join(outside, "package.json"))}, outside this project — svc init writes only inside it; run it where that file is, or add the scripts "svc:serve": "svc serve" and "svc:build": "svc build" yourself`,
+      ),
+    );
+    expect(state(dir)).toEqual(before);
+    expect(readFileSync(join(outside, "package.json"), "utf8")).toBe(EMPTY_PROJECT);
+  });
+
+  it("writes through a package.json link that stays inside the project, keeping the link", () => {
+    const dir = writeTree({ "config/package.json": EMPTY_PROJECT });
+    symlinkSync("config/package.json", join(dir, "package.json"));
+    chmodSync(join(dir, "config/package.json"), 0o640);
+    const result = init({ cwd: dir, typescript: true });
+    expect(result.scriptsAdded).toEqual(["svc:serve", "svc:build"]);
+    expect(readlinkSync(join(dir, "package.json"))).toBe("config/package.json");
+    expect(JSON.parse(readFileSync(join(dir, "config/package.json"), "utf8")).scripts).toEqual({
+      test: 'echo "Error: no test specified" && exit 1',
+      ...INIT,
+    });
+    expect(statSync(join(dir, "config/package.json")).mode & 0o777).toBe(0o640);
+    expect(readdirSync(join(dir, "config"))).toEqual(["package.json"]);
+  });
+
+  it.each([
+    ["components", "somewhere/else"],
+    ["svc.config.mts", "../outside.ts"],
+  ])("refuses a %s link to nothing in one line, writing nothing", (name, target) => {
+    const dir = writeTree({ "package.json": EMPTY_PROJECT });
+    symlinkSync(target, join(dir, name));
+    const before = state(dir);
+    expect(() => init({ cwd: dir, typescript: true })).toThrow(
+      new UsageError(
+        `${name} is a link to ${target}, which does not exist — remove the link (or create what it points to) and run svc init again`,
+      ),
+    );
+    expect(state(dir)).toEqual(before);
+  });
+
+  it("as a command: refuses a read-only package.json before writing anything, in one line", async () => {
+    const dir = writeTree({ "package.json": EMPTY_PROJECT });
+    // Root may write it all the same: svc init goes by the mode, and leaves the file alone.
+    chmodSync(join(dir, "package.json"), 0o444);
+    const before = state(dir);
+    const result = await runSvc(["init"], { cwd: dir });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "svc: package.json is read-only — make it writable (chmod u+w package.json) and run svc init again\n",
+    });
+    expect(state(dir)).toEqual(before);
+  });
+
+  // A file size limit makes a write fail for real, as root too: at 0 the first file, at one
+  // block (512 or 1024 bytes) package.json, written last, once the rest is written.
+  it.skipIf(process.platform === "win32").each([
+    [0, "components/hello/index.tsx"],
+    [1, "package.json"],
+  ])(
+    "as a command: removes what it created when a write fails (file size limit %i: %s)",
+    async (blocks, failing) => {
+      const big = { name: "app", description: "x".repeat(2000), scripts: {} };
+      const dir = writeTree({ "package.json": `${JSON.stringify(big, null, 2)}\n` });
+      const before = state(dir);
+      const result = await runWithFileSizeLimit(blocks, ["init"], dir);
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `svc: cannot write ${failing} (EFBIG) — svc init removed what it had created, so nothing changed\n`,
+      });
+      expect(state(dir)).toEqual(before);
+    },
+  );
+});
+
+const SVC = fileURLToPath(new URL("./svc.ts", import.meta.url));
+
+/** Runs `svc` from source under `ulimit -f blocks`: exit code and output. */
+function runWithFileSizeLimit(
+  blocks: number,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    "/bin/sh",
+    [
+      "-c",
+      `ulimit -f ${blocks} && exec "$0" "$@"`,
+      process.execPath,
+      "--conditions=source",
+      SVC,
+      ...args,
+    ],
+    { cwd, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  onTestFinished(() => {
+    child.kill("SIGKILL");
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d;
+  });
+  return new Promise((resolve) => {
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every entry below `dir` (links as links, with their targets) and every file's bytes. */
+function state(dir: string): { entries: string[]; files: Record<string, string> } {
+  const entries = readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((path) => {
+      const info = lstatSync(join(dir, path));
+      const mode = (info.mode & 0o777).toString(8);
+      if (info.isSymbolicLink()) return `${path} -> ${readlinkSync(join(dir, path))}`;
+      return info.isDirectory() ? `${path}/ ${mode}` : `${path} ${mode}`;
+    })
+    .sort();
+  return { entries, files: snapshot(dir) };
+}
 
 const INIT = { "svc:serve": "svc serve", "svc:build": "svc build" };
 

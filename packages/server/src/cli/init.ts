@@ -1,9 +1,31 @@
 /**
  * `svc init`: adds svc to an existing npm project. It creates what is missing and never
- * touches what is there — a second run changes nothing and says so.
+ * touches what is there — a second run changes nothing and says so. It writes all or nothing:
+ * everything that can be checked is checked before the first write, and should a write fail
+ * anyway, what this run created is removed again.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { isInside, toPosix } from "../util/paths.ts";
 import { CONFIG_FILES, UsageError } from "./config.ts";
 
 /** The frameworks `svc init` recognises in `package.json`, checked in this order. */
@@ -138,8 +160,12 @@ interface PackageJson {
 
 /**
  * Adds svc to the npm project in `cwd`: `components/` with one example component, an
- * `svc.config` file and the `svc:serve`/`svc:build` scripts. Never overwrites a file.
- * @throws UsageError when `cwd` has no readable `package.json`.
+ * `svc.config` file and the `svc:serve`/`svc:build` scripts. Never overwrites a file, never
+ * writes through a link that leads out of `cwd`, and leaves the project as it was when it
+ * cannot finish.
+ * @throws UsageError when `cwd` has no readable `package.json`, when something in the way
+ * is found before writing (a read-only `package.json`, a link out of the project, a link to
+ * nothing), or when a write fails (after removing what this run created).
  */
 export function init(options: InitOptions = {}): InitResult {
   const cwd = options.cwd ?? process.cwd();
@@ -154,15 +180,14 @@ export function init(options: InitOptions = {}): InitResult {
     snippet: { server: [], page: [] },
     notes: [],
   };
+  const plan: InitPlan = { dirs: [], files: [], packageJson: undefined };
 
   if (existsSync(join(cwd, "components"))) {
     result.kept.push("components/");
   } else {
-    mkdirSync(join(cwd, "components", EXAMPLE), { recursive: true });
+    plan.dirs.push("components", `components/${EXAMPLE}`);
     for (const [file, contents] of Object.entries(EXAMPLE_FILES)) {
-      const path = `components/${EXAMPLE}/${file}`;
-      writeFileSync(join(cwd, path), contents, { flag: "wx" });
-      result.created.push(path);
+      plan.files.push([`components/${EXAMPLE}/${file}`, contents]);
     }
   }
 
@@ -172,8 +197,7 @@ export function init(options: InitOptions = {}): InitResult {
   } else {
     const name = configFileName(pkg, options.typescript ?? hasTypeStripping());
     // The same text is valid JavaScript: it has no type annotations.
-    writeFileSync(join(cwd, name), CONFIG, { flag: "wx" });
-    result.created.push(name);
+    plan.files.push([name, CONFIG]);
   }
 
   const scripts = (pkg.scripts ?? {}) as Record<string, unknown>;
@@ -186,8 +210,12 @@ export function init(options: InitOptions = {}): InitResult {
   }
   if (result.scriptsAdded.length > 0) {
     pkg.scripts = scripts;
-    writeFileSync(pkgFile, `${JSON.stringify(pkg, null, indentOf(text))}${newlineOf(text)}`);
+    plan.packageJson = `${JSON.stringify(pkg, null, indentOf(text))}${newlineOf(text)}`;
   }
+
+  const target = preflight(cwd, plan);
+  apply(cwd, plan, target);
+  result.created = plan.files.map(([path]) => path);
 
   const snippet = SNIPPETS[result.framework ?? "none"];
   result.snippet = {
@@ -195,16 +223,166 @@ export function init(options: InitOptions = {}): InitResult {
     page: snippet.page,
   };
   if (result.created.includes(`components/${EXAMPLE}/index.tsx`)) {
-    const tsconfig = join(cwd, "tsconfig.json");
-    const text = existsSync(tsconfig) ? readFileSync(tsconfig, "utf8") : "";
+    const tsconfig = readText(join(cwd, "tsconfig.json"));
     // Without "include", tsc compiles every file below it — the components too.
-    if (text !== "" && !/"include"\s*:/.test(text) && !text.includes('"components')) {
+    if (tsconfig !== "" && !/"include"\s*:/.test(tsconfig) && !tsconfig.includes('"components')) {
       result.notes.push(
         'tsconfig.json has no "include", so tsc would compile components/ too: add "components" to its "exclude" (svc bundles the components itself)',
       );
     }
   }
   return result;
+}
+
+/** What `init` will write, paths relative to the project, in the order written. */
+interface InitPlan {
+  /** Directories to create (each inside the one before, or the project). */
+  dirs: string[];
+  /** New files and their text. */
+  files: [path: string, contents: string][];
+  /** The new text of `package.json`, when it changes. */
+  packageJson: string | undefined;
+}
+
+/**
+ * Checks everything `apply` needs before anything is written: the project takes new files,
+ * no path to create is a link (which `wx` and `mkdir` would refuse halfway), and
+ * `package.json`, when it changes, is a writable file inside the project (its link followed).
+ * Returns the real path of `package.json`.
+ * @throws UsageError saying what is in the way and how to clear it.
+ */
+function preflight(cwd: string, plan: InitPlan): string {
+  const pkgFile = join(cwd, "package.json");
+  const project = realOrSelf(cwd);
+  const target = realOrSelf(pkgFile);
+  const creates = [...plan.dirs, ...plan.files.map(([path]) => path)];
+  for (const path of creates) {
+    const link = linkAt(join(cwd, path));
+    if (link !== undefined) {
+      throw new UsageError(
+        `${path} is a link to ${link}, which does not exist — remove the link (or create what it points to) and run svc init again`,
+      );
+    }
+  }
+  if (creates.length > 0) assertWritable(cwd, "this directory");
+  if (plan.packageJson === undefined) return target;
+  if (!isInside(target, project)) {
+    throw new UsageError(
+      `package.json is a link to ${target}, outside this project — svc init writes only inside it; run it where that file is, or add the scripts "svc:serve": "svc serve" and "svc:build": "svc build" yourself`,
+    );
+  }
+  // Root may write any file; a file nobody may write is still one to leave alone.
+  if ((statSync(target).mode & 0o222) === 0) {
+    throw new UsageError(
+      "package.json is read-only — make it writable (chmod u+w package.json) and run svc init again",
+    );
+  }
+  assertWritable(target, "package.json");
+  assertWritable(dirname(target), `the directory of ${basename(target)}`);
+  return target;
+}
+
+/** The target of the link at `path` when it points to nothing, else undefined. */
+function linkAt(path: string): string | undefined {
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  return info?.isSymbolicLink() ? readlinkSync(path) : undefined;
+}
+
+function assertWritable(path: string, what: string): void {
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `cannot write to ${what} (${code}) — fix its permissions and run svc init again`,
+    );
+  }
+}
+
+/**
+ * Writes the plan: directories and files first, each new (`wx`), then `package.json` — the
+ * only file changed — through a temporary file renamed over it, so it is never half written.
+ * Should a write fail, what this run created is removed before the error is thrown.
+ */
+function apply(cwd: string, plan: InitPlan, pkgTarget: string): void {
+  const created: { path: string; dir: boolean }[] = [];
+  let current = "";
+  try {
+    for (const dir of plan.dirs) {
+      current = dir;
+      mkdirSync(join(cwd, dir));
+      created.push({ path: join(cwd, dir), dir: true });
+    }
+    for (const [file, contents] of plan.files) {
+      current = file;
+      writeNewFile(join(cwd, file), contents, (path) => created.push({ path, dir: false }));
+    }
+    if (plan.packageJson !== undefined) {
+      current = "package.json";
+      replaceFile(pkgTarget, plan.packageJson);
+    }
+  } catch (error) {
+    const left = undo(created).map((path) => toPosix(relative(cwd, path)));
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(
+      left.length === 0
+        ? `cannot write ${current} (${code}) — svc init removed what it had created, so nothing changed`
+        : `cannot write ${current} (${code}) — svc init could not remove ${left.join(", ")}; remove them before running it again`,
+    );
+  }
+}
+
+/** Removes `created`, newest first; returns what could not be removed. */
+function undo(created: readonly { path: string; dir: boolean }[]): string[] {
+  const left: string[] = [];
+  for (const { path, dir } of [...created].reverse()) {
+    try {
+      if (dir) rmdirSync(path);
+      else rmSync(path);
+    } catch {
+      left.push(path);
+    }
+  }
+  return left;
+}
+
+/**
+ * Creates `file` (never one that exists, nor through a link) and writes `text` into it.
+ * `onCreated` hears of the file as soon as it exists: a write can fail after that (a full
+ * disk), leaving a file to remove.
+ */
+function writeNewFile(file: string, text: string, onCreated: (file: string) => void): void {
+  const fd = openSync(file, "wx");
+  onCreated(file);
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `file` with `text` through a temporary file beside it, keeping its mode (and, when
+ * run as root, its owner).
+ */
+function replaceFile(file: string, text: string): void {
+  const { mode, uid, gid } = statSync(file);
+  const temporary = join(
+    dirname(file),
+    `.${basename(file)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
+  );
+  let created = false;
+  try {
+    writeNewFile(temporary, text, () => {
+      created = true;
+    });
+    chmodSync(temporary, mode & 0o7777);
+    if (process.getuid?.() === 0 && (uid !== 0 || gid !== 0)) chownSync(temporary, uid, gid);
+    renameSync(temporary, file);
+  } catch (error) {
+    if (created) rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** The report `svc init` prints. */
@@ -327,4 +505,22 @@ function indentOf(text: string): string | number {
 
 function newlineOf(text: string): string {
   return text.endsWith("\n") ? "\n" : "";
+}
+
+/** The text of `file`, or "" when it cannot be read (missing, a directory, unreadable). */
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** The real path of `path`, or `path` itself when it does not resolve. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -22,7 +22,8 @@ export interface TypesFlags {
 /**
  * `svc types`: writes the declaration file of every component's props (only when its text
  * changes); with `--check`, writes nothing and exits 1 when the file is missing or differs.
- * A broken `schema.json` exits 1 naming the file.
+ * A broken `schema.json` (or a `$ref` out of the project) exits 1 naming the file, as does a
+ * declaration file that cannot be written.
  */
 export async function typesCommand(flags: TypesFlags, argv: readonly string[]): Promise<void> {
   const config = await resolveConfig({
@@ -57,12 +58,22 @@ export async function typesCommand(flags: TypesFlags, argv: readonly string[]): 
     process.exitCode = 1;
     return;
   }
+  let wrote: boolean;
+  try {
+    wrote = writeTypesFile(file, content);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    process.stderr.write(
+      `svc: cannot write ${shown} (${code}) — pass --out with a file you may write\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   if (!canResolveTypesModule(file)) {
     logger.warn(
       `@svc/protocol cannot be found from ${shown}, so TypeScript ignores its declarations — install @svc/protocol in this project`,
     );
   }
-  const wrote = writeTypesFile(file, content);
   process.stdout.write(
     wrote
       ? `svc types: wrote ${shown} (${typed} components)\n`

@@ -1,8 +1,11 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_COMPONENTS_DIR } from "../cli/config.ts";
-import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
+import type { SchemaReader } from "../components/metadata.ts";
 import { InvalidSchemaError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
 import { writeTree } from "../test/fixtures.ts";
@@ -267,33 +270,24 @@ describe("generateTypes", () => {
     );
   });
 
-  it("resolves a $ref to a file beside schema.json", async () => {
-    const { registry } = registryOf({
-      "c/card/index.tsx": component,
-      "c/card/schema.json": schema({ properties: { size: { $ref: "./size.json" } } }),
-      "c/card/size.json": JSON.stringify({ title: "Size", enum: ["s", "m"] }),
-    });
-    const text = await generateTypes(registry);
-    expect(declaration(text, "export interface CardProps")).toContain("size?: CardSize;");
-    expect(declaration(text, "export type CardSize")).toBe('export type CardSize = "s" | "m";');
-  });
-
   it.each([
     ["invalid JSON", "{", /^card\/schema\.json: is not valid JSON/],
     [
       "a $ref to a URL (svc types works offline)",
       schema({ properties: { a: { $ref: "https://example.com/a.json" } } }),
-      /^card\/schema\.json: cannot be converted to a type: .*https:\/\/example\.com\/a\.json/,
+      /^card\/schema\.json: "\$ref": "https:\/\/example\.com\/a\.json" points outside schema\.json/,
     ],
     [
       "a $ref to a missing definition",
       schema({ properties: { a: { $ref: "#/$defs/Missing" } } }),
-      /^card\/schema\.json: cannot be converted to a type: .*#\/\$defs\/Missing/,
+      /^card\/schema\.json: "\$ref": "#\/\$defs\/Missing" points at nothing in schema\.json$/,
     ],
     [
-      "a $ref to a missing file",
-      schema({ properties: { a: { $ref: "./missing.json" } } }),
-      /^card\/schema\.json: cannot be converted to a type: Error opening file "missing\.json"$/,
+      // Props are checked against the schema alone, on the server and in the browser: a
+      // definition shared between files cannot be followed there.
+      "a $ref to a file beside it",
+      schema({ properties: { size: { $ref: "./size.json" } } }),
+      /^card\/schema\.json: "\$ref": "\.\/size\.json" points outside schema\.json — put the definition in "\$defs"/,
     ],
   ])("refuses %s with one line naming the file", async (_, text, message) => {
     const { registry, dir } = registryOf({
@@ -305,6 +299,127 @@ describe("generateTypes", () => {
     expect((failure as Error).message).toMatch(message);
     expect((failure as Error).message).not.toContain("\n");
     expect((failure as Error).message).not.toContain(dir);
+  });
+
+  it("declares props named after Object.prototype members so that tsc accepts them, and rejects wrong values", async () => {
+    const { registry } = registryOf({
+      "c/proto/index.tsx": component,
+      "c/proto/schema.json": schema({
+        properties: {
+          constructor: { type: "string", description: "Who made it." },
+          toString: { type: "string" },
+          toLocaleString: { type: "string" },
+          valueOf: { type: "number" },
+          hasOwnProperty: { type: "boolean" },
+          isPrototypeOf: { type: "string" },
+          propertyIsEnumerable: { type: "string" },
+          // Computed: a literal `__proto__:` would set the prototype, not a property.
+          ["__proto__"]: { type: "string" },
+          label: { type: "string" },
+          nested: {
+            type: "object",
+            properties: { valueOf: { type: "string" }, constructor: { type: "string" } },
+            required: ["constructor"],
+          },
+        },
+        required: ["label"],
+      }),
+    });
+    const text = await generateTypes(registry);
+    expect(declaration(text, "export interface ProtoProps")).toBe(
+      [
+        "export interface ProtoProps {",
+        "  /**",
+        "   * Who made it.",
+        "   */",
+        '  constructor?: string | Object["constructor"];',
+        '  toString?: string | Object["toString"];',
+        '  toLocaleString?: string | Object["toLocaleString"];',
+        '  valueOf?: number | Object["valueOf"];',
+        '  hasOwnProperty?: boolean | Object["hasOwnProperty"];',
+        '  isPrototypeOf?: string | Object["isPrototypeOf"];',
+        '  propertyIsEnumerable?: string | Object["propertyIsEnumerable"];',
+        "  __proto__?: string;",
+        "  label: string;",
+        "  nested?: {",
+        '    valueOf?: string | Object["valueOf"];',
+        // Required: an object literal must set it, so it keeps its exact type.
+        "    constructor: string;",
+        "  };",
+        "}",
+      ].join("\n"),
+    );
+    const wrong = "// wrong";
+    const lines = [
+      "let p: ProtoProps;",
+      'p = { label: "a" };',
+      'p = { label: "a", toString: "t", constructor: "c", valueOf: 1, hasOwnProperty: true };',
+      'p = { label: "a", toLocaleString: "l", isPrototypeOf: "i", propertyIsEnumerable: "e" };',
+      'p = { label: "a", __proto__: "p" };',
+      'p = { label: "a", nested: { constructor: "c" } };',
+      'p = { label: "a", nested: { constructor: "c", valueOf: "v" } };',
+      `p = { label: "a", toString: 1 }; ${wrong}`,
+      `p = { label: "a", constructor: 2 }; ${wrong}`,
+      `p = { label: "a", valueOf: "1" }; ${wrong}`,
+      `p = { label: "a", hasOwnProperty: "yes" }; ${wrong}`,
+      `p = { label: "a", __proto__: 1 }; ${wrong}`,
+      `p = { label: "a", nested: { constructor: 1 } }; ${wrong}`,
+      `p = { label: "a", nested: { valueOf: 1, constructor: "c" } }; ${wrong}`,
+      `p = { toString: "t" }; ${wrong}`,
+      "export { p };",
+    ];
+    const errors = typeCheck(text, lines);
+    // Every valid line compiles; each wrong one fails, once, for its value (the last: no label).
+    expect(errors.map((e) => e.line)).toEqual(
+      lines.filter((line) => line.endsWith(wrong)).map((line) => `check.ts: ${line}`),
+    );
+    expect(errors.map((e) => e.code)).toEqual([...Array(7).fill(2322), 2741]);
+    expect(errors[0]?.text).toBe(
+      "Type 'number' is not assignable to type 'string | (() => string) | undefined'.",
+    );
+  });
+
+  it.each([
+    ["an absolute path", (secret: string) => secret],
+    ["a relative path", (secret: string, card: string) => relative(card, secret)],
+    ["a file: URL", (secret: string) => pathToFileURL(secret).href],
+    ["a link", () => "./link.json"],
+  ])("refuses a $ref to a file outside the project root: %s", async (_, refTo) => {
+    const { secret, dir, registry } = projectBesideSecret();
+    const card = join(dir, "c/card");
+    symlinkSync(secret, join(card, "link.json"));
+    const ref = refTo(secret, card);
+    writeTree({ "c/card/schema.json": schema({ properties: { a: { $ref: ref } } }) }, dir);
+    const failure = await generateTypes(registry, RAW).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidSchemaError);
+    expect((failure as Error).message).toBe(
+      `card/schema.json: $ref ${JSON.stringify(ref)} resolves to ${relative(card, secret)}, outside the project root: svc types reads files (and follows links) only inside it — move the file into the project`,
+    );
+  });
+
+  it("refuses a $ref to outside the project in a file a schema refers to, and keeps internal ones", async () => {
+    const { secret, dir, registry } = projectBesideSecret();
+    writeTree(
+      {
+        "c/card/schema.json": schema({
+          properties: { a: { $ref: "./size.json" }, b: { $ref: "#/$defs/B" } },
+          $defs: { B: { type: "string" } },
+        }),
+        "c/card/size.json": JSON.stringify({ $ref: secret }),
+      },
+      dir,
+    );
+    const failure = await generateTypes(registry, RAW).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidSchemaError);
+    expect((failure as Error).message).toBe(
+      `card/schema.json: a $ref (in a file it refers to) resolves to ${relative(join(dir, "c/card"), secret)}, outside the project root: svc types reads files (and follows links) only inside it — move the file into the project`,
+    );
+    writeTree({ "c/card/size.json": JSON.stringify({ title: "Size", enum: ["s"] }) }, dir);
+    const text = await generateTypes(registry, RAW);
+    expect(declaration(text, "export interface CardProps")).toBe(
+      "export interface CardProps {\n  a?: CardSize;\n  b?: CardB;\n}",
+    );
+    expect(text).not.toContain("OUTSIDE");
   });
 
   it("gives the same text for the same components wherever they are", async () => {
@@ -331,6 +446,66 @@ describe("generateTypes", () => {
     expect(reader.read(x)).toEqual(before);
   });
 });
+
+/**
+ * Schemas as written, unchecked: `generateTypes` must keep to the project root by itself,
+ * whatever reader hands it a schema (the converter follows a `$ref` to a file on its own).
+ */
+const RAW = {
+  schemas: {
+    read: (c: Component) => JSON.parse(readFileSync(join(c.dir, "schema.json"), "utf8")),
+  } as unknown as SchemaReader,
+};
+
+/**
+ * A project with component `card` (its root is the directory holding `c/`: no `package.json`
+ * above), beside a directory holding `secret.json`.
+ */
+function projectBesideSecret() {
+  const outside = writeTree({ "secret.json": JSON.stringify({ enum: ["OUTSIDE"] }) });
+  const { dir, registry } = registryOf({
+    "c/card/index.tsx": component,
+    "c/card/schema.json": schema({}),
+  });
+  expect(registry.list()[0]?.source.root).toBe(realpathSync(dir));
+  return { secret: realpathSync(join(outside, "secret.json")), dir: realpathSync(dir), registry };
+}
+
+interface TscError {
+  line: string;
+  code: number;
+  text: string;
+}
+
+/**
+ * Type-checks `lines` against the declaration file `text` with the real TypeScript compiler
+ * (strict): the errors, each with the line it is on.
+ */
+function typeCheck(text: string, lines: readonly string[]): TscError[] {
+  const dir = writeTree({
+    "svc-env.d.ts": text,
+    "check.ts": `import type { ProtoProps } from "./svc-env.js";\n${lines.join("\n")}\n`,
+  });
+  const program = ts.createProgram([join(dir, "check.ts")], {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+  });
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const { file, start = 0 } = diagnostic;
+    const source = file?.text ?? "";
+    const lineStart = source.lastIndexOf("\n", start - 1) + 1;
+    const lineEnd = source.indexOf("\n", start);
+    return {
+      line: `${file?.fileName.slice(dir.length + 1)}: ${source.slice(lineStart, lineEnd < 0 ? undefined : lineEnd)}`,
+      code: diagnostic.code,
+      text: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+    };
+  });
+}
 
 describe("typePrefix", () => {
   it.each([

@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { type ComponentSchema, SchemaReader } from "../components/metadata.ts";
 import { InvalidSchemaError } from "../errors.ts";
+import { isInside, toPosix } from "../util/paths.ts";
 
 /** Where `svc types` writes by default, relative to the project (the config file's directory). */
 export const TYPES_FILE = "svc-env.d.ts";
@@ -33,7 +36,7 @@ export interface GenerateTypesOptions {
  * `$defs` type inside it → `AppUiButton<Title>`), so two components never declare one name —
  * a name declared twice would merge silently rather than fail.
  * @throws InvalidSchemaError naming the `schema.json` and the problem (invalid JSON, a `$ref`
- * that does not resolve, a schema the converter refuses).
+ * that does not resolve or leads out of the project root, a schema the converter refuses).
  */
 export async function generateTypes(
   registry: ComponentRegistry,
@@ -131,10 +134,12 @@ async function convert(
   const compile = await loadCompiler();
   const base = typePrefix(component.name);
   const display = `${relative(component.source.dir, component.dir).split("\\").join("/")}/schema.json`;
+  checkRefs(component, schema, display);
   for (let attempt = 1; ; attempt++) {
     const prefix = attempt === 1 ? base : `${base}${attempt}`;
     const rootName = `${prefix}Props`;
-    const input = prepare(schema);
+    const { input, keys } = prepare(schema);
+    const files = new RootedFiles(component, display);
     let code: string;
     try {
       code = await compile(input, rootName, {
@@ -144,8 +149,11 @@ async function convert(
         strictIndexSignatures: true,
         unknownAny: true,
         cwd: component.dir,
-        // Offline, always: a `$ref` may point into the schema or at a file, never at a URL.
-        $refOptions: { resolve: { http: false } },
+        // Offline, always: a `$ref` may point into the schema or at a file inside the project
+        // root, never at a URL.
+        $refOptions: {
+          resolve: { http: false, file: { read: (file: { url: string }) => files.read(file.url) } },
+        },
         customName(node, definitionKey) {
           const record = node as Record<string, unknown>;
           if (record[ROOT] === true) return rootName;
@@ -155,12 +163,14 @@ async function convert(
         },
       });
     } catch (error) {
+      if (files.error !== undefined) throw files.error;
       throw new InvalidSchemaError(
         component.name,
         display,
         `cannot be converted to a type: ${firstLine(error, component.dir)}`,
       );
     }
+    code = restoreKeys(code, keys);
     const names = [...code.matchAll(DECLARATION)].map((match) => match[1] as string);
     if (!names.includes(rootName)) {
       throw new InvalidSchemaError(
@@ -184,32 +194,151 @@ async function convert(
   }
 }
 
+/**
+ * Refuses a `$ref` of the schema itself that leads to a file outside the project root
+ * (`component.source.root`, the one bundles read from), naming it as written. The converter
+ * reads files through {@link RootedFiles}, which holds to the same root for what this cannot
+ * see (a `$ref` in a file referred to).
+ */
+function checkRefs(component: Component, schema: ComponentSchema, display: string): void {
+  const base = pathToFileURL(join(component.dir, "/"));
+  eachSchema(schema, (node) => {
+    const ref = node.$ref;
+    if (typeof ref !== "string" || ref.startsWith("#")) return;
+    let path: string;
+    try {
+      const url = new URL(ref, base);
+      if (url.protocol !== "file:") return; // a URL: the converter refuses it (offline)
+      path = fileURLToPath(url);
+    } catch {
+      return; // malformed: the converter says so
+    }
+    const real = realOrSelf(path);
+    if (!isInside(real, component.source.root)) {
+      throw outsideRoot(component, display, `$ref ${JSON.stringify(ref)}`, real);
+    }
+  });
+}
+
+/**
+ * The converter's file reader: reads a file only when its real path is inside the project
+ * root, and reads that real path, so what is checked is what is read.
+ */
+class RootedFiles {
+  /** Why the first read failed, naming the schema (the converter's own error names a URL). */
+  error: InvalidSchemaError | undefined;
+  readonly #component: Component;
+  readonly #display: string;
+
+  constructor(component: Component, display: string) {
+    this.#component = component;
+    this.#display = display;
+  }
+
+  /** `url` as json-schema-ref-parser gives it: an absolute path, or a `file:` URL. */
+  async read(url: string): Promise<Buffer> {
+    const { name, dir, source } = this.#component;
+    let path = url;
+    try {
+      path = fileURLToPath(
+        /^file:/i.test(url) ? url : new URL(url.replace(/^\/*/, "/"), "file://"),
+      );
+      const real = realOrSelf(path);
+      if (!isInside(real, source.root)) {
+        this.error ??= outsideRoot(
+          this.#component,
+          this.#display,
+          "a $ref (in a file it refers to)",
+          real,
+        );
+      } else {
+        return await readFile(real);
+      }
+    } catch {
+      const shown = toPosix(relative(dir, path));
+      this.error ??= new InvalidSchemaError(
+        name,
+        this.#display,
+        `cannot be converted to a type: Error opening file ${JSON.stringify(shown)}`,
+      );
+    }
+    throw this.error;
+  }
+}
+
+function outsideRoot(component: Component, display: string, what: string, real: string) {
+  const shown = toPosix(relative(component.dir, real)) || ".";
+  return new InvalidSchemaError(
+    component.name,
+    display,
+    `${what} resolves to ${shown}, outside the project root: svc types reads files (and follows links) only inside it — move the file into the project`,
+  );
+}
+
+/** The real path of `path`, or `path` itself while it does not exist. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 const DECLARATION = /^export (?:declare )?(?:interface|type|(?:const )?enum) ([A-Za-z_$][\w$]*)/gm;
 
 /**
  * A copy of the schema to convert: without the UI fields of its root (its `title` would name
- * the type), marked as the root, and with every object schema that declares no properties
- * open (`{ "type": "object" }` means any object, not `{}`).
+ * the type), marked as the root, with every object schema that declares no properties open
+ * (`{ "type": "object" }` means any object, not `{}`), and its properties named after
+ * `Object.prototype` members made safe (see {@link protectInheritedKeys}). `keys` are the
+ * names those properties had, by placeholder.
  */
-function prepare(schema: ComponentSchema): ConverterSchema {
+function prepare(schema: ComponentSchema): { input: ConverterSchema; keys: Map<string, string> } {
   const copy = structuredClone(schema) as Record<string, unknown>;
   delete copy.title;
   delete copy.version;
-  openEmptyObjects(copy);
+  const keys = new Map<string, string>();
+  const taken = JSON.stringify(schema);
+  eachSchema(copy, (node) => {
+    openEmptyObject(node);
+    protectInheritedKeys(node, keys, taken);
+  });
   copy[ROOT] = true;
-  return copy as ConverterSchema;
+  return { input: copy as ConverterSchema, keys };
 }
 
 /** Keywords whose values are data, not schemas: left as they are. */
 const DATA_KEYWORDS = new Set(["default", "examples", "const", "enum"]);
 
-function openEmptyObjects(node: unknown): void {
-  if (typeof node !== "object" || node === null) return;
+/** Keywords whose values map names (of props, definitions) to schemas. */
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+]);
+
+/** Calls `visit` on every schema in `node`, parents before their children. */
+function eachSchema(node: unknown, visit: (schema: Record<string, unknown>) => void): void {
   if (Array.isArray(node)) {
-    for (const item of node) openEmptyObjects(item);
+    for (const item of node) eachSchema(item, visit);
     return;
   }
-  const record = node as Record<string, unknown>;
+  if (!isRecord(node)) return;
+  visit(node);
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+      for (const child of Object.values(value)) eachSchema(child, visit);
+    } else {
+      eachSchema(value, visit);
+    }
+  }
+}
+
+function openEmptyObject(record: Record<string, unknown>): void {
   const types = Array.isArray(record.type) ? record.type : [record.type];
   if (
     types.includes("object") &&
@@ -219,9 +348,101 @@ function openEmptyObjects(node: unknown): void {
   ) {
     record.additionalProperties = true;
   }
-  for (const [key, value] of Object.entries(record)) {
-    if (!DATA_KEYWORDS.has(key)) openEmptyObjects(value);
+}
+
+/**
+ * The members every object inherits as TypeScript's lib declares them (`interface Object`).
+ * An object literal that leaves out an optional prop of one of these names is checked against
+ * the prop's type with the inherited member (`{}` has `toString: () => string`), so
+ * `toString?: string` rejects every props object but one that sets it (TS2322, quoted key or
+ * not).
+ */
+const INHERITED = new Set([
+  "constructor",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+]);
+
+/**
+ * Props named after `Object.prototype` members, in `node.properties`: an optional one gets the
+ * inherited member's type in a union (`toString?: string | Object["toString"]`), the one type
+ * that lets TypeScript accept a props object leaving it out while a wrong value (a number for
+ * that string) stays an error. Each such prop (and `__proto__`) is renamed to a placeholder
+ * for the converter, which calls `hasOwnProperty` on its nodes and assigns keys as it goes;
+ * {@link restoreKeys} puts the names back.
+ */
+function protectInheritedKeys(
+  node: Record<string, unknown>,
+  keys: Map<string, string>,
+  taken: string,
+): void {
+  const properties = node.properties;
+  if (!isRecord(properties)) return;
+  const names = Object.keys(properties);
+  if (!names.some(isProtected)) return;
+  const required = Array.isArray(node.required) ? (node.required as unknown[]) : [];
+  const renamed = new Map<string, string>();
+  node.properties = Object.fromEntries(
+    Object.entries(properties).map(([key, value]) => {
+      if (!isProtected(key)) return [key, value];
+      const placeholder = placeholderFor(keys.size, taken);
+      keys.set(placeholder, key);
+      renamed.set(key, placeholder);
+      const optional = !required.includes(key);
+      return [placeholder, INHERITED.has(key) && optional ? withInherited(key, value) : value];
+    }),
+  );
+  if (Array.isArray(node.required)) {
+    node.required = required.map((key) =>
+      typeof key === "string" ? (renamed.get(key) ?? key) : key,
+    );
   }
+}
+
+function isProtected(key: string): boolean {
+  return INHERITED.has(key) || key === "__proto__";
+}
+
+/** `schema` or the type of `Object`'s member `key`; its doc comment stays on the prop. */
+function withInherited(key: string, schema: unknown): Record<string, unknown> {
+  const inherited = { tsType: `Object[${JSON.stringify(key)}]` };
+  if (!isRecord(schema) || typeof schema.title === "string") {
+    return { anyOf: [schema, inherited] };
+  }
+  const { description, deprecated, ...rest } = schema;
+  return {
+    ...(description === undefined ? {} : { description }),
+    ...(deprecated === undefined ? {} : { deprecated }),
+    anyOf: [rest, inherited],
+  };
+}
+
+/** A prop name for the converter that appears nowhere in the schema (`taken`). */
+function placeholderFor(index: number, taken: string): string {
+  let name = `svcInherited${index}`;
+  while (taken.includes(name)) name = `_${name}`;
+  return name;
+}
+
+/** The converter's output with each placeholder prop named as in the schema again. */
+function restoreKeys(code: string, keys: ReadonlyMap<string, string>): string {
+  if (keys.size === 0) return code;
+  // Placeholders are identifiers, so the converter writes them unquoted; so are the names.
+  return code.replace(
+    /^([ \t]*)(\w+)(\??:)/gm,
+    (line, indent: string, name: string, colon: string) => {
+      const key = keys.get(name);
+      return key === undefined ? line : `${indent}${key}${colon}`;
+    },
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `app:ui.button` → `AppUiButton`; `my_widget` → `MyWidget`; `_1` → `_1`. */
