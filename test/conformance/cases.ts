@@ -41,13 +41,16 @@ export interface Case {
   method?: "GET" | "HEAD" | "POST" | "OPTIONS";
   path: string;
   headers?: Record<string, string>;
-  /** The request body (sent with `Content-Type: application/json`). */
+  /** The request body, sent with `Content-Type: application/json` unless `bodyType` says. */
   body?: string;
+  /** The body's `Content-Type` instead of `application/json`; `null` sends none. */
+  bodyType?: string | null;
   /**
-   * When the framework parses JSON bodies itself before svc sees them (NestJS does), it may
-   * answer a body it cannot take with its own error: then only the status is compared.
+   * On a transport whose framework parses bodies before svc sees them, whatever the app does
+   * (NestJS on Fastify: see `Driver.parsesBodiesFirst`), the status it answers this body with,
+   * in its own error body: then only the status is compared.
    */
-  frameworkMayAnswer?: boolean;
+  frameworkAnswers?: number;
   /** First GET the path, then send it again with `If-None-Match: <its ETag>`. */
   revalidate?: boolean;
   /** First GET the path, then send it again with `?<its ETag's hash>` as the query. */
@@ -104,6 +107,14 @@ const jsonOk = { status: 200, contentType: JSON_TYPE, cacheControl: "no-cache", 
 
 function error(status: number, kind: ErrorKind, name?: string): Expected {
   return { status, error: kind, name, contentType: JSON_TYPE, cacheControl: "no-store" };
+}
+
+/** The largest body svc reads (`MAX_BODY_BYTES`, 1 MiB): the props of an island. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Props `{"who":"xx…"}` of exactly `bytes` bytes as JSON, for greeting (`who` is a string). */
+export function propsOfSize(bytes: number): string {
+  return `{"who":"${"x".repeat(bytes - '{"who":""}'.length)}"}`;
 }
 
 export function conformanceCases(fx: Fixture): Case[] {
@@ -183,7 +194,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "renders the island's HTML inside its container", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', expect: html("<p>Hello, <!-- -->svc<!-- --> <!-- -->0</p>") },
     { title: "renders with the hydration strategy asked for", method: "POST", path: "/bundles/greeting/html?hydrate=visible", body: "{}", expect: html('data-svc-hydrate="visible"') },
     { title: "renders a prefixed name", method: "POST", path: "/bundles/ui%3Acard/html", body: "{}", expect: html("<div>card</div>") },
-    { title: "400 InvalidProps for a body that is not JSON", method: "POST", path: "/bundles/greeting/html", body: "{oops", frameworkMayAnswer: true, expect: error(400, "InvalidProps", "greeting") },
+    { title: "400 InvalidProps for a body that is not JSON", method: "POST", path: "/bundles/greeting/html", body: "{oops", frameworkAnswers: 400, expect: error(400, "InvalidProps", "greeting") },
     { title: "400 InvalidProps for JSON that is not an object", method: "POST", path: "/bundles/greeting/html", body: "[1,2]", expect: error(400, "InvalidProps", "greeting") },
     { title: "400 InvalidProps for an unknown hydration strategy", method: "POST", path: "/bundles/greeting/html?hydrate=sometimes", body: "{}", expect: error(400, "InvalidProps", "greeting") },
     { title: "422 InvalidProps for props that fail schema.json", method: "POST", path: "/bundles/greeting/html", body: '{"who":5}', expect: { ...error(422, "InvalidProps", "greeting"), bodyIncludes: "who: " } },
@@ -191,13 +202,28 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "500 RenderTimeout for a render that does not finish in time", method: "POST", path: "/bundles/stuck/html", body: "{}", expect: error(500, "RenderTimeout", "stuck") },
     { title: "404 ComponentNotFound for an island of no component", method: "POST", path: "/bundles/missing/html", body: "{}", expect: error(404, "ComponentNotFound", "missing") },
     { title: "500 BundleError for an island of a component that does not bundle", method: "POST", path: "/bundles/broken/html", body: "{}", expect: error(500, "BundleError", "broken") },
-    { title: "413 PayloadTooLarge for a body over 1 MiB", method: "POST", path: "/bundles/greeting/html", body: `{"who":"${"x".repeat(1024 * 1024)}"}`, frameworkMayAnswer: true, expect: error(413, "PayloadTooLarge") },
+    { title: "405 MethodNotAllowed for a body POSTed to another endpoint", method: "POST", path: "/bundles/greeting.js", body: "{}", expect: { ...error(405, "MethodNotAllowed"), headers: { allow: "GET, HEAD, OPTIONS" } } },
+
+    // Islands: the body rule, alike on every transport (JSON, up to 1 MiB)
+    { title: "415 UnsupportedMediaType for props sent as text/plain (what a page of another origin can send without a preflight)", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', bodyType: "text/plain;charset=UTF-8", expect: { ...error(415, "UnsupportedMediaType", "greeting"), bodyIncludes: "Content-Type: application/json" } },
+    { title: "415 UnsupportedMediaType for props sent as a form", method: "POST", path: "/bundles/greeting/html", body: "who=svc", bodyType: "application/x-www-form-urlencoded", expect: error(415, "UnsupportedMediaType", "greeting") },
+    { title: "415 UnsupportedMediaType for props without a Content-Type", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', bodyType: null, frameworkAnswers: 415, expect: { ...error(415, "UnsupportedMediaType", "greeting"), bodyIncludes: "no Content-Type" } },
+    { title: "renders props sent as application/json; charset=utf-8", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', bodyType: "application/json; charset=utf-8", expect: html("<p>Hello, <!-- -->svc<!-- -->") },
+    { title: "reads the Content-Type in any case (Application/JSON)", method: "POST", path: "/bundles/greeting/html", body: '{"who":"svc"}', bodyType: "Application/JSON", expect: html("<p>Hello, <!-- -->svc<!-- -->") },
+    { title: "renders an empty JSON body as no props ({})", method: "POST", path: "/bundles/greeting/html", body: "", frameworkAnswers: 400, expect: html("<p>Hello, <!-- -->world<!-- -->") },
+    { title: "renders 200 KB of props (over the 100 kb many body parsers default to)", method: "POST", path: "/bundles/greeting/html", body: propsOfSize(200 * 1024), expect: html('data-svc-component="greeting"') },
+    { title: "renders props of exactly 1 MiB, the limit", method: "POST", path: "/bundles/greeting/html", body: propsOfSize(BODY_LIMIT), expect: html('data-svc-component="greeting"') },
+    { title: "413 PayloadTooLarge for a body one byte over 1 MiB", method: "POST", path: "/bundles/greeting/html", body: propsOfSize(BODY_LIMIT + 1), frameworkAnswers: 413, expect: { ...error(413, "PayloadTooLarge"), bodyIncludes: "1 MiB" } },
+    { title: "415 before 413: a large body of another type is refused for its type", method: "POST", path: "/bundles/greeting/html", body: "x".repeat(BODY_LIMIT + 1), bodyType: "text/plain", frameworkAnswers: 413, expect: error(415, "UnsupportedMediaType", "greeting") },
     { title: "405 MethodNotAllowed with Allow: POST for GET of an island", path: "/bundles/greeting/html", expect: { ...error(405, "MethodNotAllowed") } },
 
     // CORS (the dev server is configured to allow CORS_ORIGIN)
     { title: "allows the configured origin", path: "/bundles", headers: { origin: CORS_ORIGIN }, expect: { ...jsonOk, json: names } },
     { title: "lets the configured origin read a bundle's Link header", path: "/bundles/gallery.js", headers: { origin: CORS_ORIGIN }, expect: { status: 200, headers: { "access-control-allow-origin": CORS_ORIGIN, "access-control-expose-headers": "Link" } } },
     { title: "answers a CORS preflight", method: "OPTIONS", path: "/bundles/greeting.js", headers: { origin: CORS_ORIGIN, "access-control-request-method": "GET" }, expect: { status: 204 } },
+    { title: "lets the configured origin POST JSON props to an island (preflight: POST, Content-Type)", method: "OPTIONS", path: "/bundles/greeting/html", headers: { origin: CORS_ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "content-type" }, expect: { status: 204, headers: { "access-control-allow-origin": CORS_ORIGIN, "access-control-allow-methods": "POST", "access-control-allow-headers": "content-type" } } },
+    { title: "lets the configured origin read the island it POSTed for", method: "POST", path: "/bundles/greeting/html", headers: { origin: CORS_ORIGIN }, body: '{"who":"svc"}', expect: { ...html("<p>Hello, <!-- -->svc<!-- -->"), headers: { "access-control-allow-origin": CORS_ORIGIN } } },
+    { title: "allows no other origin to POST JSON props to an island (preflight without CORS headers)", method: "OPTIONS", path: "/bundles/greeting/html", headers: { origin: "http://other.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type" }, expect: { status: 204, headers: { "access-control-allow-origin": null, "access-control-allow-methods": null, "access-control-allow-headers": null, vary: "Origin" } } },
 
     // The loader script
     { title: "serves the loader script", path: "/loader.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderCode } },

@@ -23,7 +23,7 @@ import * as esbuild from "esbuild";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { JS_TYPE } from "./cases.ts";
 import { createFixture } from "./fixture.ts";
-import { openEvents, send } from "./suite.ts";
+import { openEvents, post, send, svcErrorKind } from "./suite.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const docsDir = join(repo, "docs", "frameworks");
@@ -135,6 +135,14 @@ describe("docs/frameworks: every snippet runs", () => {
         expect(bundle.status).toBe(200);
         expect(bundle.headers["content-type"]).toBe(JS_TYPE);
         expect(bundle.body.toString()).toContain("Hello, ");
+        // The island endpoint as mounted: JSON props render; props of another type are svc's 415.
+        const island = `${snippet.mount}/bundles/greeting/html`;
+        const rendered = await post(base, island, '{"who":"docs"}');
+        expect(rendered.status).toBe(200);
+        expect(rendered.body.toString()).toContain("docs");
+        const text = await post(base, island, '{"who":"docs"}', "text/plain");
+        expect(text.status).toBe(415);
+        expect(svcErrorKind(text)).toBe("UnsupportedMediaType");
         // Live reload through nothing but the bridge: a save is announced on the stream.
         const events = await openEvents(base, `${snippet.mount}/events`);
         onTestFinished(() => events.close());

@@ -2,8 +2,8 @@
 // to run it, on 127.0.0.1 and a free port, and prints `SNIPPET_PORT=<port>` once it serves.
 //
 // - `listen(3000)` and the like: every net server listens on 127.0.0.1:0 instead.
-// - `export const GET` (a Next.js route handler) and `export default { fetch }` (Bun, Deno,
-//   Workers, Hono): served by @hono/node-server, as a web-standard fetch handler.
+// - `export const GET`, `POST`, … (a Next.js route handler) and `export default { fetch }`
+//   (Bun, Deno, Workers, Hono): served by @hono/node-server, as a web-standard fetch handler.
 // - `Bun.serve({ fetch })` and `Deno.serve(handler)`: stand-ins that do the same. Bun and
 //   Deno are not installed here; the snippets run on Node with these shims.
 import { Server } from "node:net";
@@ -30,11 +30,12 @@ globalThis.Deno = {
 
 const module = await import(pathToFileURL(process.argv[2]).href);
 if (typeof module.GET === "function") {
-  serveFetch((request) =>
-    request.method === "HEAD" && typeof module.HEAD === "function"
-      ? module.HEAD(request)
-      : module.GET(request),
-  );
+  // As Next.js routes: the handler exported under the request's method (HEAD falls back to
+  // GET), else 405.
+  serveFetch((request) => {
+    const handler = module[request.method] ?? (request.method === "HEAD" ? module.GET : undefined);
+    return typeof handler === "function" ? handler(request) : new Response(null, { status: 405 });
+  });
 } else if (typeof module.default?.fetch === "function") {
   serveFetch((request) => module.default.fetch(request));
 }

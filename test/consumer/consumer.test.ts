@@ -503,7 +503,11 @@ describe("a NestJS app (CommonJS, compiled by tsc)", () => {
   });
 
   it("without React installed, an island fails with the one line that says what to install", async () => {
-    const answer = await fetch(`${url}/api/bundles/hello/html`, { method: "POST", body: "{}" });
+    const answer = await fetch(`${url}/api/bundles/hello/html`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(answer.status).toBe(500);
     const body = (await answer.json()) as { error: string; message: string };
     expect(body.error).toBe("RenderError");

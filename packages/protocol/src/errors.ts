@@ -32,10 +32,14 @@ export const ERROR_STATUS = {
   InvalidProps: 422,
   /** A request body over the limit. */
   PayloadTooLarge: 413,
+  /** A body of another type than the endpoint reads (`POST …/html` reads `application/json`). */
+  UnsupportedMediaType: 415,
   /** The component threw while rendering on the server. */
   RenderError: 500,
   /** Rendering on the server took longer than its limit. */
   RenderTimeout: 500,
+  /** The server is at one of its bounds on clients; `Retry-After` says when to try again. */
+  Overloaded: 503,
   /** Anything unexpected; the server logs it once and says nothing of its internals. */
   InternalError: 500,
 } as const;

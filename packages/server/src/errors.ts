@@ -98,6 +98,39 @@ export class PayloadTooLargeError extends SvcError {
   }
 }
 
+/**
+ * A request body of another type than the endpoint reads: an island's props are JSON, sent as
+ * `application/json`, which a page of another origin cannot send without a CORS preflight.
+ */
+export class UnsupportedMediaTypeError extends SvcError {
+  constructor(name: string, contentType: string | undefined) {
+    super(
+      "UnsupportedMediaType",
+      `The props of an island are JSON: send them with Content-Type: application/json (${
+        contentType === undefined
+          ? "the request has no Content-Type"
+          : `not ${JSON.stringify(contentType.slice(0, 100))}`
+      }).`,
+      { component: name },
+    );
+    this.name = "UnsupportedMediaTypeError";
+  }
+}
+
+/**
+ * The server is at one of its bounds on clients (event streams, connections from one
+ * address); `retryAfter` is when to try again, in seconds (the `Retry-After` header).
+ */
+export class OverloadedError extends SvcError {
+  readonly retryAfter: number;
+
+  constructor(problem: string, retryAfter: number) {
+    super("Overloaded", `${problem}; try again in ${retryAfter} s.`);
+    this.name = "OverloadedError";
+    this.retryAfter = retryAfter;
+  }
+}
+
 /** The development server refused the request's `Host` (see `isHostAllowed`). */
 export class HostNotAllowedError extends SvcError {
   constructor(host: string) {

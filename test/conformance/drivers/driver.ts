@@ -25,10 +25,11 @@ export interface Driver {
    */
   normalisesDotSegments: boolean;
   /**
-   * The framework parses JSON request bodies itself before svc sees them (NestJS), so a body
-   * it cannot take is answered by it, with its own body and the same status.
+   * The framework parses request bodies before svc sees them and no route of svc's can opt
+   * out (NestJS on Fastify: Fastify's parsers, its `bodyLimit`), so a body it refuses is
+   * answered by it, in its own error body: the cases' `frameworkAnswers` status.
    */
-  parsesJsonBodies?: boolean;
+  parsesBodiesFirst?: boolean;
   /** Mounts svc under `prefix` in a real server of the framework on 127.0.0.1, port 0. */
   start(spec: MountSpec): Promise<Running>;
 }

@@ -20,12 +20,18 @@ type Common = typeof import("@nestjs/common");
 type Core = typeof import("@nestjs/core");
 type PlatformFastify = typeof import("@nestjs/platform-fastify");
 
-/** `SvcModule.forRoot(…)` + `RouterModule.register([{ path: prefix, module: SvcModule }])`. */
+/**
+ * `SvcModule.forRoot(…)` + `RouterModule.register([{ path: prefix, module: SvcModule }])`. On
+ * the Express platform the app is created with `bodyParser: false`, as docs/frameworks/nest.md
+ * says to for svc's body rule (Nest's JSON parser would take island props up to 100 kb only,
+ * and answer the rest itself); on Fastify no setting can keep Fastify's parsers from svc's
+ * routes, so its refusals are its own (`parsesBodiesFirst`).
+ */
 export function nestDriver(platform: "express" | "fastify"): Driver {
   return {
     name: `nest (${platform} platform)`,
     normalisesDotSegments: false,
-    parsesJsonBodies: true,
+    parsesBodiesFirst: platform === "fastify",
     async start({ source, options, prefix }) {
       const { Module } = await importNest<Common>("@nestjs/common");
       const { NestFactory, RouterModule } = await importNest<Core>("@nestjs/core");
@@ -47,7 +53,11 @@ export function nestDriver(platform: "express" | "fastify"): Driver {
               new (await importNest<PlatformFastify>("@nestjs/platform-fastify")).FastifyAdapter(),
               { logger: false, abortOnError: false },
             )
-          : await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+          : await NestFactory.create(AppModule, {
+              logger: false,
+              abortOnError: false,
+              bodyParser: false,
+            });
       await app.listen(0, "127.0.0.1");
       const { port } = app.getHttpServer().address() as AddressInfo;
       return { url: `http://127.0.0.1:${port}`, close: () => app.close() };

@@ -28,18 +28,17 @@ export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, opt
   const source = options.handlers ?? options.registry;
   const handle = createFrameworkHandler("svcFastify", "fastify", "fastify", source, options);
   const depth = mountDepth(app.prefix);
-  // This plugin's routes take bodies as bytes (svc parses an island's JSON props itself, with
-  // its own limit and errors); being encapsulated, the app's parsers stay as they are.
+  // `app.close()` shuts svc down too: renders in flight finish, the render workers stop.
+  app.addHook("onClose", () => handle.close());
+  // This plugin's routes leave bodies unread: svc reads an island's props from the request
+  // itself, as on every Node transport (its limit, its errors, whatever the type). Being
+  // encapsulated, the app's parsers and `bodyLimit` stay as they are for its own routes.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    "*",
-    { parseAs: "buffer", bodyLimit: 16 * 1024 * 1024 },
-    (_request, body, done) => done(null, body),
-  );
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
   // Not an async handler: an answer at hand is sent at once, with no promise made.
   app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
-    const response = handle(toSvcRequest(request.raw, url, reply.raw, () => request.body));
+    const response = handle(toSvcRequest(request.raw, url, reply.raw));
     return response instanceof Promise
       ? response.then((ready) => send(reply, ready))
       : send(reply, response);
