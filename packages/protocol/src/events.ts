@@ -33,4 +33,9 @@ export type LiveEvent =
   | { type: "change"; name: string; hash: string }
   | LiveErrorEvent
   /** Components were added or removed; `names` is the new listing. */
-  | { type: "list"; names: string[] };
+  | { type: "list"; names: string[] }
+  /**
+   * The last event of a stream: the server is shutting down. The stream ends after it, and a
+   * client reconnects (as `EventSource` does) to the server that takes over.
+   */
+  | { type: "closing" };

@@ -371,6 +371,25 @@ describe("a dev server that cannot be turned against you", () => {
     }
   });
 
+  it("keeps its bounds on slow and many clients by default: 10 s for a request, 4096 connections", async () => {
+    const { server } = await serve(writeTree(baseTree));
+    expect({
+      headersTimeout: server.headersTimeout,
+      requestTimeout: server.requestTimeout,
+      maxConnections: server.maxConnections,
+    }).toEqual({ headersTimeout: 10_000, requestTimeout: 10_000, maxConnections: 4096 });
+  });
+
+  it("refuses bounds that would refuse every client, saying which", async () => {
+    const dir = writeTree(baseTree);
+    await expect(serve(dir, { maxConnectionsPerAddress: 0 })).rejects.toThrow(
+      /maxConnectionsPerAddress must be a whole number of connections, 1 or more, or Infinity \(got 0\)/,
+    );
+    await expect(serve(dir, { maxEventClients: 0.5 })).rejects.toThrow(
+      /maxEventClients must be a whole number of clients, 1 or more, or Infinity/,
+    );
+  });
+
   it("cuts slow-header connections off and never holds more connections than its limit", async () => {
     const server = await serve(writeTree(baseTree), { headersTimeoutMs: 400, maxConnections: 8 });
     const { port } = new URL(server.url);

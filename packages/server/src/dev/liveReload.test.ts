@@ -3,6 +3,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
+import {
+  EventStreams,
+  eventStream,
+  HEARTBEAT_MS,
+  STREAM_LIFETIME_MS,
+} from "../http/eventStream.ts";
 import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
 import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
@@ -295,5 +301,88 @@ describe("createLiveReload: what it costs", () => {
     await expect
       .poll(() => events.some((e) => e.type === "change" && e.name === "fine"), { timeout: 5_000 })
       .toBe(true);
+  });
+});
+
+describe("the event stream of a live reload", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A live reload that neither watches nor polls (so no timer but the stream's runs). */
+  function quietLive() {
+    const dir = writeTree(typicalComponent("card"));
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0, watch: false });
+    open.push(live);
+    return live;
+  }
+
+  const decoder = new TextDecoder();
+  const text = async (reader: ReadableStreamDefaultReader<Uint8Array>) =>
+    decoder.decode((await reader.read()).value);
+
+  it("sends a comment line every 15 s and ends after its lifetime with retry, letting go of its subscription", async () => {
+    vi.useFakeTimers();
+    const live = quietLive();
+    const reader = eventStream(live).getReader();
+    expect(await text(reader)).toBe("retry: 1000\n\n");
+    expect(JSON.parse((await text(reader)).slice("data: ".length))).toEqual({
+      type: "hello",
+      server: live.serverId,
+    });
+    expect(live.listeners).toBe(1);
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS - 1);
+    let next = reader.read();
+    let settled = false;
+    void next.then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(decoder.decode((await next).value)).toBe(": keep-alive\n\n");
+    // A comment line every 15 s until the lifetime ends; then `retry` again, and the end.
+    await vi.advanceTimersByTimeAsync(STREAM_LIFETIME_MS - HEARTBEAT_MS);
+    const rest: string[] = [];
+    for (next = reader.read(); ; next = reader.read()) {
+      const { value, done } = await next;
+      if (done) break;
+      rest.push(decoder.decode(value));
+    }
+    expect(rest.filter((line) => line === ": keep-alive\n\n")).toHaveLength(19);
+    expect(rest.at(-1)).toBe("retry: 1000\n\n");
+    expect(live.listeners).toBe(0);
+  });
+
+  it("serves at most its cap of streams at once; a place frees whichever way a stream ends", async () => {
+    vi.useFakeTimers();
+    const live = quietLive();
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => warnings.push(message) };
+    const streams = new EventStreams(live, { maxClients: 2, lifetimeMs: 60_000, logger });
+    const client = new AbortController();
+    const first = streams.open(client.signal);
+    const second = streams.open();
+    expect([first, second].every((s) => s instanceof ReadableStream)).toBe(true);
+    expect(streams.open()).toBeUndefined();
+    expect(streams.open()).toBeUndefined();
+    expect(warnings).toHaveLength(1); // once, not per refused client
+    expect([streams.clients, live.listeners]).toEqual([2, 2]);
+    // The client goes away …
+    client.abort();
+    expect(streams.clients).toBe(1);
+    const third = streams.open();
+    expect(third).toBeInstanceOf(ReadableStream);
+    // … the transport cancels the stream …
+    await second?.cancel();
+    expect(streams.clients).toBe(1);
+    // … or its lifetime ends: each lasts 90 to 100 % of it, never longer.
+    await vi.advanceTimersByTimeAsync(60_000 * 0.9 - 1);
+    expect(streams.clients).toBe(1);
+    await vi.advanceTimersByTimeAsync(60_000 * 0.1 + 1);
+    expect([streams.clients, live.listeners]).toEqual([0, 0]);
   });
 });

@@ -209,6 +209,8 @@ export function createLiveReload(handlers: Handlers, options: LiveReloadOptions 
     check,
     close() {
       closed = true;
+      // Each stream sends it last, then ends (see `eventStream`).
+      emit({ type: "closing" });
       listeners.clear();
       stop();
       unobserve?.();

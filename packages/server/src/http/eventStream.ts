@@ -1,4 +1,5 @@
 import type { LiveEvent } from "@svc/protocol";
+import type { Logger } from "../logger.ts";
 
 /** What the live-reload event stream is made from (the live-reload core implements it). */
 export interface LiveSource {
@@ -10,17 +11,51 @@ export interface LiveSource {
   subscribe(listener: (event: LiveEvent) => void): () => void;
 }
 
-/** How often a comment line keeps idle proxies from closing the stream. */
-const KEEP_ALIVE_MS = 15_000;
+/**
+ * How often a comment line goes out: it keeps idle proxies from closing the stream, and a
+ * write to a client that vanished without closing makes its connection fail sooner.
+ */
+export const HEARTBEAT_MS = 15_000;
+
+/**
+ * How long one stream lasts before the server ends it: `EventSource` then reconnects after
+ * `retry` and, on its `hello`, svc's clients re-check what they have loaded — nothing is
+ * missed, and a stream nobody reads any more cannot hold its place for good.
+ */
+export const STREAM_LIFETIME_MS = 5 * 60_000;
+
+/** How long a client waits before it reconnects (the `retry:` field), in ms. */
+const RETRY_MS = 1000;
+
+/** The event-stream clients one request handler serves at once, by default. */
+export const MAX_EVENT_CLIENTS = 256;
+
+export interface EventStreamOptions {
+  /**
+   * Ends the stream after this long, in ms (the client reconnects); 0 never does. Default:
+   * {@link STREAM_LIFETIME_MS}.
+   */
+  lifetimeMs?: number;
+  /** Interval of the comment lines, in ms. Default: {@link HEARTBEAT_MS}. */
+  heartbeatMs?: number;
+  /** Called once when the stream ends, whichever way it ends. */
+  onEnd?: () => void;
+}
 
 const encoder = new TextEncoder();
 
 /**
  * A server-sent event stream of `source`: `retry`, `hello`, the current errors, then every
- * event as it happens. It ends — and lets go of its subscription and timer at once — when the
- * client goes away (`signal` aborts, or the transport cancels the stream).
+ * event as it happens, with a comment line every `heartbeatMs`. It ends — and lets go of its
+ * subscription and timers at once — when the client goes away (`signal` aborts, or the
+ * transport cancels the stream), or after `lifetimeMs` (then with `retry` again, so the
+ * client reconnects).
  */
-export function eventStream(source: LiveSource, signal?: AbortSignal): ReadableStream<Uint8Array> {
+export function eventStream(
+  source: LiveSource,
+  signal?: AbortSignal,
+  options: EventStreamOptions = {},
+): ReadableStream<Uint8Array> {
   let stop = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -31,15 +66,31 @@ export function eventStream(source: LiveSource, signal?: AbortSignal): ReadableS
           stop(); // closed meanwhile
         }
       };
-      const sendEvent = (event: LiveEvent) => send(`data: ${JSON.stringify(event)}\n\n`);
-      send("retry: 1000\n\n");
+      const sendEvent = (event: LiveEvent) => {
+        send(`data: ${JSON.stringify(event)}\n\n`);
+        // The source is closing: this was the stream's last event.
+        if (event.type === "closing") end();
+      };
+      send(`retry: ${RETRY_MS}\n\n`);
       sendEvent({ type: "hello", server: source.serverId });
       for (const event of source.current()) sendEvent(event);
       const unsubscribe = source.subscribe(sendEvent);
-      const keepAlive = setInterval(() => send(": keep-alive\n\n"), KEEP_ALIVE_MS);
-      keepAlive.unref?.();
+      const heartbeat = setInterval(
+        () => send(": keep-alive\n\n"),
+        options.heartbeatMs ?? HEARTBEAT_MS,
+      );
+      heartbeat.unref?.();
+      const lifetimeMs = options.lifetimeMs ?? STREAM_LIFETIME_MS;
+      const lifetime =
+        lifetimeMs > 0
+          ? setTimeout(() => {
+              send(`retry: ${RETRY_MS}\n\n`);
+              end();
+            }, lifetimeMs)
+          : undefined;
+      lifetime?.unref?.();
       let stopped = false;
-      const onAbort = () => {
+      const end = () => {
         stop();
         try {
           controller.close();
@@ -50,15 +101,83 @@ export function eventStream(source: LiveSource, signal?: AbortSignal): ReadableS
       stop = () => {
         if (stopped) return;
         stopped = true;
-        clearInterval(keepAlive);
+        clearInterval(heartbeat);
+        clearTimeout(lifetime);
         unsubscribe();
-        signal?.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", end);
+        options.onEnd?.();
       };
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) end();
+      else signal?.addEventListener("abort", end, { once: true });
     },
     cancel() {
       stop();
     },
   });
+}
+
+export interface EventStreamsOptions {
+  /** Streams open at once; past it {@link EventStreams.open} gives none. Default: 256. */
+  maxClients?: number;
+  /** How long a stream lasts, in ms (each gets 90–100 % of it). Default: 5 minutes. */
+  lifetimeMs?: number;
+  /** Interval of the comment lines, in ms. Default: 15 000. */
+  heartbeatMs?: number;
+  /** Told once, the first time a client is refused. */
+  logger?: Logger;
+}
+
+/**
+ * The event streams of one request handler: at most `max` at once, so clients that connect
+ * and never leave cannot take every connection the server has.
+ */
+export class EventStreams {
+  readonly source: LiveSource;
+  readonly max: number;
+  readonly #lifetimeMs: number;
+  readonly #heartbeatMs: number | undefined;
+  readonly #logger: Logger | undefined;
+  #open = 0;
+  #refused = false;
+
+  constructor(source: LiveSource, options: EventStreamsOptions = {}) {
+    this.source = source;
+    this.max = options.maxClients ?? MAX_EVENT_CLIENTS;
+    if (!(Number.isInteger(this.max) || this.max === Number.POSITIVE_INFINITY) || this.max < 1) {
+      throw new RangeError(
+        `maxEventClients must be a whole number of clients, 1 or more, or Infinity (got ${this.max})`,
+      );
+    }
+    this.#lifetimeMs = options.lifetimeMs ?? STREAM_LIFETIME_MS;
+    this.#heartbeatMs = options.heartbeatMs;
+    this.#logger = options.logger;
+  }
+
+  /** How many streams are open. */
+  get clients(): number {
+    return this.#open;
+  }
+
+  /** A stream for a new client, or undefined when `max` are open already. */
+  open(signal?: AbortSignal): ReadableStream<Uint8Array> | undefined {
+    if (this.#open >= this.max) {
+      if (!this.#refused) {
+        this.#refused = true;
+        this.#logger?.warn(
+          `svc: ${this.max} clients follow the live-reload stream; more are answered 503 until some leave (maxEventClients)`,
+        );
+      }
+      return undefined;
+    }
+    this.#open++;
+    return eventStream(this.source, signal, {
+      // Spread out, so the pages that connected together (after a restart) do not all
+      // reconnect in the same second.
+      lifetimeMs: Math.round(this.#lifetimeMs * (0.9 + 0.1 * Math.random())),
+      heartbeatMs: this.#heartbeatMs,
+      onEnd: () => {
+        this.#open--;
+      },
+    });
+  }
 }

@@ -7,8 +7,9 @@
 import { createServer, IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, connect, Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
-import { toSvcRequest } from "./node.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { RequestBody } from "../../http/requestHandler.ts";
+import { BODY_STALL_MS, BODY_TOTAL_MS, toSvcRequest } from "./node.ts";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -75,5 +76,102 @@ describe("node requests: read from a socket", () => {
     onSocket.assignSocket(real);
     expect(toSvcRequest(req, "/x", onSocket).readFromSocket).toBe(true);
     real.destroy();
+  });
+});
+
+describe("node requests: reading the body", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /**
+   * A server reading each request's body through `toSvcRequest`, and a client that sent the
+   * head of a POST of 100 bytes and `first` of them. Resolves once the server has those.
+   */
+  async function slowBody(first: string) {
+    let received: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    let outcome: Promise<RequestBody> | undefined;
+    const server = createServer((req, res) => {
+      outcome = toSvcRequest(req, req.url ?? "", res).body?.(1024);
+      req.on("data", () => received());
+      void outcome?.then(
+        () => res.end("read"),
+        () => {},
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    closers.push(async () => socket.destroy());
+    socket.on("error", () => {});
+    let closed = false;
+    socket.once("close", () => {
+      closed = true;
+    });
+    socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n${first}`);
+    await arrived;
+    return {
+      socket,
+      get closed() {
+        return closed;
+      },
+      outcome: () => outcome as Promise<RequestBody>,
+      /** Sends more of the body and waits until the server has it. */
+      async send(more: string) {
+        const next = new Promise<void>((resolve) => {
+          received = resolve;
+        });
+        socket.write(more);
+        await next;
+      },
+    };
+  }
+
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("closes the connection of a body that stalls, and the read fails", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const client = await slowBody('{"a":');
+    const failed = client.outcome().then(
+      () => false,
+      () => true,
+    );
+    vi.advanceTimersByTime(BODY_STALL_MS - 1);
+    await settle();
+    expect(client.closed).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(await failed).toBe(true);
+    await expect.poll(() => client.closed).toBe(true);
+  });
+
+  it("lets a body that keeps coming take its time, up to its whole limit", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const client = await slowBody("[");
+    const failed = client.outcome().then(
+      () => false,
+      () => true,
+    );
+    // A byte every 9 s keeps it going …
+    let elapsed = 0;
+    while (elapsed + BODY_STALL_MS - 1_000 < BODY_TOTAL_MS) {
+      vi.advanceTimersByTime(BODY_STALL_MS - 1_000);
+      elapsed += BODY_STALL_MS - 1_000;
+      await client.send(" ");
+      expect(client.closed).toBe(false);
+    }
+    // … until the body has taken its whole time.
+    vi.advanceTimersByTime(BODY_TOTAL_MS - elapsed);
+    expect(await failed).toBe(true);
+    await expect.poll(() => client.closed).toBe(true);
+  });
+
+  it("reads a body that arrives in time", async () => {
+    const client = await slowBody('{"a":');
+    await client.send(`1}${" ".repeat(100 - 7)}`);
+    const body = await client.outcome();
+    expect("bytes" in body && Buffer.from(body.bytes).toString().trim()).toBe('{"a":1}');
   });
 });

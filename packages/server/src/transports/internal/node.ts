@@ -13,6 +13,14 @@ import type {
   SvcResponse,
 } from "../../http/requestHandler.ts";
 
+/**
+ * How long a request body may stall (no byte arriving), and how long it may take in all, in
+ * ms: a client that stops sending halfway has its connection closed, so slow senders cannot
+ * hold connections for as long as the server's own timeouts allow (five minutes by default).
+ */
+export const BODY_STALL_MS = 10_000;
+export const BODY_TOTAL_MS = 30_000;
+
 /** Runs `handle` for a node request whose path below the mount point is `url`. */
 export function answerNode(
   handle: RequestHandler,
@@ -86,18 +94,45 @@ class NodeRequest implements SvcRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const started = performance.now();
+      let lastByte = started;
+      // One timer, pushed back as bytes come: a stalled or trickling sender loses its
+      // connection (the request then fails as one whose client went away).
+      const onTimer = () => {
+        const now = performance.now();
+        const left = Math.min(lastByte + BODY_STALL_MS, started + BODY_TOTAL_MS) - now;
+        if (left > 0) {
+          timer = setTimeout(onTimer, left);
+          return;
+        }
+        // Destroys the socket too: the request is incomplete.
+        req.destroy(new Error("The request body stalled; its connection was closed."));
+      };
+      let timer = setTimeout(onTimer, BODY_STALL_MS);
+      const done = () => {
+        clearTimeout(timer);
+        req.off("data", onData).off("end", onEnd).off("error", onError);
+      };
       const onData = (chunk: Buffer) => {
+        lastByte = performance.now();
         size += chunk.byteLength;
         if (size <= limit) {
           chunks.push(chunk);
           return;
         }
-        req.off("data", onData).off("end", onEnd).off("error", reject);
+        done();
         req.resume();
         resolve({ tooLarge: true });
       };
-      const onEnd = () => resolve({ bytes: Buffer.concat(chunks) });
-      req.on("data", onData).once("end", onEnd).once("error", reject);
+      const onEnd = () => {
+        done();
+        resolve({ bytes: Buffer.concat(chunks) });
+      };
+      const onError = (error: unknown) => {
+        done();
+        reject(error);
+      };
+      req.on("data", onData).once("end", onEnd).once("error", onError);
     });
   }
 
