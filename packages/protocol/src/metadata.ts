@@ -18,8 +18,14 @@ export interface ComponentMetadata {
   title: string;
   description: string;
   version: string;
-  /** `{}` when the component has no `schema.json`. */
-  props: { type: "object"; properties: PropertyMap; required: string[] } | Record<string, never>;
+  /**
+   * `schema.json` without its UI fields (`title`, `description`, `version`): the JSON Schema
+   * props are checked against, every keyword kept (`additionalProperties`, `$defs`, …). `{}`
+   * when the component has no `schema.json`.
+   */
+  props:
+    | { type: "object"; properties: PropertyMap; required: string[]; [keyword: string]: unknown }
+    | Record<string, never>;
   properties: PropertyMap;
   required: string[];
   /** First 12 hex characters of the SHA-256 of the bundle's bytes. */

@@ -1,4 +1,5 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
+import { propsShapeIssue } from "@svc/protocol";
 import type { PropIssue } from "@svc/runtime";
 import { compilePropsCheck, type PropsCheck } from "./compilePropsCheck.ts";
 
@@ -31,6 +32,10 @@ export function validateProps(
   schema: PropsSchema,
   props: Readonly<Record<string, unknown>>,
 ): PropIssue[] {
+  // What no schema can allow: props JSON cannot carry, or React cannot pass (the server
+  // refuses the same, whatever the schema).
+  const shape = propsShapeIssue(props);
+  if (shape !== undefined) return [shape];
   const known = compiled.get(schema);
   const required = Array.isArray(schema.required) ? schema.required : [];
   if (known?.check?.(props, required) === true) return [];
@@ -51,7 +56,10 @@ export function interpretProps(
   // Props are compared as JSON would carry them: undefined means absent; `ref` is React's.
   const instance: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(props)) {
-    if (value !== undefined && key !== "ref") instance[key] = value;
+    if (value === undefined || key === "ref") continue;
+    // A plain key, as JSON.parse makes it: assigning `__proto__` would set the prototype.
+    if (key === "__proto__") Object.defineProperty(instance, key, { value, enumerable: true });
+    else instance[key] = value;
   }
 
   const issues: PropIssue[] = [];

@@ -133,7 +133,61 @@ export function parseSchema(name: string, file: string, text: string): Component
   ) {
     throw new InvalidSchemaError(name, file, `"required" must be an array of strings`);
   }
+  const ref = unresolvedRef(schema);
+  if (ref !== undefined) throw new InvalidSchemaError(name, file, ref);
   return schema as ComponentSchema;
+}
+
+/** Keywords whose values are data, not schemas: a `$ref` in them is no reference. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/**
+ * What is wrong with the first `$ref` of `schema` that cannot be followed where props are
+ * checked (the server, and the browser from the metadata alone), or undefined: a reference
+ * must point into the file itself (`#/$defs/price`), at something there.
+ */
+function unresolvedRef(schema: Record<string, unknown>): string | undefined {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== "object" || current === null) continue;
+    if (Array.isArray(current)) {
+      stack.push(...current);
+      continue;
+    }
+    for (const [key, value] of Object.entries(current)) {
+      if (key === "$ref" && typeof value === "string") {
+        if (!value.startsWith("#")) {
+          return `"$ref": ${JSON.stringify(value)} points outside schema.json — put the definition in "$defs" and refer to it as "#/$defs/…"`;
+        }
+        if (value.startsWith("#/") && resolvePointer(schema, value) === undefined) {
+          return `"$ref": ${JSON.stringify(value)} points at nothing in schema.json`;
+        }
+      } else if (!DATA_KEYWORDS.has(key)) {
+        stack.push(value);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The value a JSON pointer fragment (`#/$defs/a~1b`) names in `root`, or undefined. */
+function resolvePointer(root: unknown, ref: string): unknown {
+  let current = root;
+  for (const raw of ref.slice(2).split("/")) {
+    let part = raw;
+    try {
+      part = decodeURIComponent(raw);
+    } catch {
+      // as written
+    }
+    part = part.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof current !== "object" || current === null || !Object.hasOwn(current, part)) {
+      return undefined;
+    }
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
 }
 
 /**
@@ -166,12 +220,23 @@ export function buildMetadata(
   }
   const properties = schema.properties ?? {};
   const required = schema.required ?? [];
+  // Every keyword that checks props stays (`additionalProperties`, `$defs` for a `$ref`, …):
+  // the server and the browser validate against the schema as written.
+  const {
+    title: _title,
+    description: _description,
+    version: _version,
+    type: _type,
+    properties: _properties,
+    required: _required,
+    ...keywords
+  } = schema;
   return {
     name,
     title: schema.title ?? name,
     description: schema.description ?? "",
     version: schema.version ?? "",
-    props: { type: "object", properties, required },
+    props: { type: "object", properties, required, ...keywords },
     properties,
     required,
     hash,

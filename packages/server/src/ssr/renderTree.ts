@@ -9,8 +9,8 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { ComponentMetadata } from "@svc/protocol";
 import { checkPeer, requirePeer } from "../util/peer.ts";
-import { RENDER_PEERS } from "./renderProtocol.ts";
 import { type EvaluatedBundle, evaluateServerBundle, type SharedModules } from "./serverModule.ts";
+import { RENDER_PEERS } from "./workerMessages.ts";
 
 /** The server's own React and svc's React layer, loaded once per process (or worker). */
 export interface Peers {
@@ -302,7 +302,7 @@ export interface TreeRendered {
  * Whether `renderToString` left a Suspense boundary to the browser: something suspended (it
  * does not wait) or threw. Text and attributes are escaped, so only React writes these markers.
  */
-const CLIENT_RENDERED = /<!--\$[!?]-->/;
+export const CLIENT_RENDERED = /<!--\$[!?]-->/;
 
 /** What React's `renderToString` writes around a Suspense boundary it completed. */
 const BOUNDARY_START = "<!--$-->";
@@ -453,6 +453,9 @@ export function renderAlone(
   } catch {
     return undefined;
   }
+  // A boundary of the component's own left to the browser (a child threw or suspended):
+  // React wrote why into the HTML, and the tree's `prerender` waits for it or reports it.
+  if (CLIENT_RENDERED.test(html)) return undefined;
   own.bare = true;
   // Most components start with an element of their own: no hint to look for.
   const hints = HINT_START.test(html) ? (LEADING_HINTS.exec(html)?.[0] ?? "") : "";
