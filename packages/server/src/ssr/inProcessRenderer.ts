@@ -25,6 +25,12 @@ import {
 export interface InProcessRendererOptions {
   /** How long a render may wait (on a nested component, a promise) before `RenderTimeout`. */
   timeoutMs: number;
+  /**
+   * Told which render's code runs synchronously from now on (its job's `id`; -1 for a batch
+   * of several; 0 when none does), so that a thread watching this one can tell which render
+   * it is stuck in (see `renderPool.ts`). Default: nobody is told.
+   */
+  running?: (id: number) => void;
 }
 
 /** A render alone waiting for the batch it joined (see `InProcessRenderer#render`). */
@@ -61,6 +67,7 @@ const decoder = new TextDecoder();
 export class InProcessRenderer implements RenderEngine {
   readonly #sources: IslandSources;
   readonly #timeoutMs: number;
+  readonly #running: (id: number) => void;
   readonly #evaluations = new Evaluations();
   /**
    * What a render of the component alone gives besides its HTML, per bundle version (the
@@ -78,6 +85,7 @@ export class InProcessRenderer implements RenderEngine {
   constructor(sources: IslandSources, options: InProcessRendererOptions) {
     this.#sources = sources;
     this.#timeoutMs = options.timeoutMs;
+    this.#running = options.running ?? (() => {});
   }
 
   prepare(name: ComponentName): PropsValidator | Promise<PropsValidator> {
@@ -107,6 +115,15 @@ export class InProcessRenderer implements RenderEngine {
   }
 
   #render(peers: Peers, job: RenderJob): Rendered | Promise<Rendered> {
+    this.#running(job.id ?? 0);
+    try {
+      return this.#renderNow(peers, job);
+    } finally {
+      this.#running(0);
+    }
+  }
+
+  #renderNow(peers: Peers, job: RenderJob): Rendered | Promise<Rendered> {
     const { name, own: bundle } = job;
     let own: Evaluated;
     try {
@@ -170,13 +187,19 @@ export class InProcessRenderer implements RenderEngine {
     this.#batch = [];
     for (let start = 0; start < waiting.length; start += MAX_BATCH) {
       const group = waiting.slice(start, start + MAX_BATCH);
-      const parts =
-        group.length > 1
-          ? renderBatch(
-              peers,
-              group.map(({ own, job }) => ({ own, props: job.props })),
-            )
-          : undefined;
+      this.#running(group.length > 1 ? -1 : (group[0]?.job.id ?? 0));
+      let parts: string[] | undefined;
+      try {
+        parts =
+          group.length > 1
+            ? renderBatch(
+                peers,
+                group.map(({ own, job }) => ({ own, props: job.props })),
+              )
+            : undefined;
+      } finally {
+        this.#running(0);
+      }
       if (parts !== undefined) this.batches++;
       group.forEach((item, i) => {
         const part = parts?.[i];
@@ -184,12 +207,15 @@ export class InProcessRenderer implements RenderEngine {
           item.resolve(this.#rendered(item.job, part, ""));
           return;
         }
+        this.#running(item.job.id ?? 0);
         try {
           const rendered = this.#renderAlone(peers, item.own, item.job);
           if (rendered instanceof Promise) rendered.then(item.resolve, item.reject);
           else item.resolve(rendered);
         } catch (error) {
           item.reject(error);
+        } finally {
+          this.#running(0);
         }
       });
     }
@@ -235,7 +261,12 @@ export class InProcessRenderer implements RenderEngine {
             throw new Refused((error as Error)?.message ?? String(error), error);
           }
           bundles.set(other, found);
-          return this.#evaluate(peers, other, found, apiBase);
+          this.#running(job.id ?? 0);
+          try {
+            return this.#evaluate(peers, other, found, apiBase);
+          } finally {
+            this.#running(0);
+          }
         },
         loadMetadata: (other) =>
           this.#sources.metadata(other as ComponentName).catch((error: unknown) => {

@@ -90,8 +90,8 @@ async function expectSchemaEditSeen(dir: string, handlers: Handlers): Promise<vo
 
 /** Each render isolation: the tests of the first group run against both. */
 const MODES = [
-  ["in the server's thread", {}],
-  ["in a worker", { renderIsolation: "worker" }],
+  ["in the render pool (the default)", {}],
+  ["in the server's thread", { renderIsolation: "none" }],
 ] as const;
 
 describe.each(MODES)("renderIsland %s", (_mode, isolation) => {
@@ -324,14 +324,17 @@ export default function Waiter() {
 const run = promisify(execFile);
 const SERVER_INDEX = new URL("../index.ts", import.meta.url).href;
 
-describe("renderIsland in the server's thread (the default)", () => {
+describe("renderIsland in the server's thread (renderIsolation: none)", () => {
   it("renders in the server's own thread, with its React: no worker, one React for all", async () => {
-    const { handlers } = setup({
-      "here/index.tsx": `export default function Here() {
+    const { handlers } = setup(
+      {
+        "here/index.tsx": `export default function Here() {
   return <p>{String((globalThis as { svcRenderMarker?: string }).svcRenderMarker)}</p>;
 }
 `,
-    });
+      },
+      { renderIsolation: "none" },
+    );
     const global = globalThis as { svcRenderMarker?: string };
     global.svcRenderMarker = "this thread";
     try {
@@ -342,15 +345,18 @@ describe("renderIsland in the server's thread (the default)", () => {
   });
 
   it("renders a component that loads another by a name computed at run time (svc's tree, not the component alone)", async () => {
-    const { handlers } = setup({
-      ...COMPONENTS,
-      "dynamic/index.tsx": `import { useComponent } from "@svc/react";
+    const { handlers } = setup(
+      {
+        ...COMPONENTS,
+        "dynamic/index.tsx": `import { useComponent } from "@svc/react";
 export default function Dynamic({ which = "inn" }: { which?: string }) {
   const Inner = useComponent<{ text: string }>(which + "er");
   return <div><Inner text="computed" /></div>;
 }
 `,
-    });
+      },
+      { renderIsolation: "none" },
+    );
     for (let i = 0; i < 2; i++) {
       const html = await handlers.renderIsland(cn("dynamic"), {});
       expect(html).toContain("<div><em>computed</em></div>");
@@ -371,7 +377,7 @@ export default function Stuck() {
 }
 `,
       },
-      { renderTimeoutMs: 300 },
+      { renderTimeoutMs: 300, renderIsolation: "none" },
     );
     const started = Date.now();
     const [stuck, bystander] = await Promise.all([
@@ -386,16 +392,19 @@ export default function Stuck() {
     );
   });
 
-  it.each([
-    [
-      "svc's React layer",
-      ["@svc/react", "react", "react-dom", "@tanstack/react-query"],
-      "@svc/react",
-    ],
-    ["React", ["react"], "react"],
-  ])(
-    "without %s installed, fails with the one line that says what to install",
-    async (_what, missing, named) => {
+  it.each(
+    (["none", "worker"] as const).flatMap((isolation) => [
+      [
+        "svc's React layer",
+        isolation,
+        ["@svc/react", "react", "react-dom", "@tanstack/react-query"],
+        "@svc/react",
+      ],
+      ["React", isolation, ["react"], "react"],
+    ]),
+  )(
+    "without %s installed (renderIsolation %s), fails with the one line that says what to install",
+    async (_what, isolation, missing, named) => {
       const dir = writeTree({
         "hello/index.tsx": "export default function Hello() {\n  return <p>hello</p>;\n}\n",
       });
@@ -413,7 +422,7 @@ registerHooks({
   },
 });
 const svc = await import(${JSON.stringify(SERVER_INDEX)});
-const handlers = svc.createHandlers(new svc.ComponentRegistry(${JSON.stringify(dir)}, { logger: svc.silentLogger }), { logger: svc.silentLogger });
+const handlers = svc.createHandlers(new svc.ComponentRegistry(${JSON.stringify(dir)}, { logger: svc.silentLogger }), { logger: svc.silentLogger, renderIsolation: ${JSON.stringify(isolation)} });
 const answer = await handlers.renderIsland(svc.parseComponentName("hello"), {}).then(
   (html) => ({ html }),
   (error) => ({ name: error.name, kind: error.kind, message: error.message }),
@@ -433,14 +442,14 @@ console.log(JSON.stringify(answer));
   );
 });
 
-describe("renderIsland in a worker", () => {
+describe("renderIsland in the render pool", () => {
   it("stops a component stuck in a loop (RenderTimeout), sends the worker's other renders again, and renders on", async () => {
     const { handlers } = setup(
       {
         ...COMPONENTS,
         "spin/index.tsx": "export default function Spin() {\n  for (;;) {}\n  return null;\n}\n",
       },
-      { renderTimeoutMs: 500, renderIsolation: "worker" },
+      { renderTimeoutMs: 500, renderWorkers: 1 },
     );
     await handlers.renderIsland(cn("inner"), { text: "warm" });
     const spinning = failure(handlers.renderIsland(cn("spin"), {}));
@@ -453,10 +462,7 @@ describe("renderIsland in a worker", () => {
   });
 
   it("renders every version across replacements of its worker", async () => {
-    const { dir, handlers } = setup(COMPONENTS, {
-      renderIsolation: "worker",
-      renderRecycleBytes: 1,
-    });
+    const { dir, handlers } = setup(COMPONENTS, { renderRecycleBytes: 1 });
     for (let version = 0; version < 6; version++) {
       writeFileSync(
         join(dir, "inner/index.tsx"),

@@ -5,18 +5,22 @@ import {
   type HydrateStrategy,
   InvalidPropsError,
   ISLAND_ATTRIBUTES,
+  propsShapeIssue,
 } from "@svc/protocol";
+import { errorKindOf, inSpan, instruments, type Span } from "../telemetry.ts";
 import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
 import type {
+  Health,
   IslandSources,
   PropsValidator,
   RenderEngine,
   Rendered,
   ServerBundle,
 } from "./renderEngine.ts";
-import { RenderError, unmappedOf } from "./renderErrors.ts";
-import { WorkerRenderer } from "./workerRenderer.ts";
+import { RenderError, RenderSetupError, unmappedOf } from "./renderErrors.ts";
+import { POOL_DEFAULTS, RenderPool } from "./renderPool.ts";
+import { CLIENT_RENDERED } from "./renderTree.ts";
 
 export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";
 export { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
@@ -29,19 +33,29 @@ export interface IslandOptions {
 }
 
 /**
- * Where islands render: `"none"`, in the server's own thread; `"worker"`, in a worker thread
- * that is stopped when a render never returns (a component stuck in a loop).
+ * Where islands render: `"worker"`, in a pool of worker threads (every core renders; a
+ * component that loops or exhausts memory loses its worker, not the server); `"none"`, in the
+ * server's own thread (the lowest latency, for components you trust).
  */
 export type RenderIsolation = "none" | "worker";
 
 export interface IslandRendererOptions {
   /** How long one render may take before it fails with `RenderTimeout`. Default: 5000 ms. */
   timeoutMs?: number;
-  /** Where islands render. Default: `"none"`, in the server's own thread. */
+  /** Where islands render. Default: `"worker"`, in a pool of worker threads. */
   isolation?: RenderIsolation;
+  /** With `isolation: "worker"`: how many workers. Default: the cores the process may use. */
+  workers?: number;
   /**
-   * With `isolation: "worker"`: the render worker is replaced once the versions replaced in it
-   * (a component edited, a new build) add up to this many bytes of code. Default: 16 MiB.
+   * With `isolation: "worker"`: how many renders may wait for a worker; past that, a render
+   * fails at once with `Overloaded` (503, `Retry-After`). Default: 1024.
+   */
+  queueLimit?: number;
+  /** With `isolation: "worker"`: each worker's heap limit, in MiB. Default: 512. */
+  memoryMb?: number;
+  /**
+   * With `isolation: "worker"`: a worker is replaced once the versions replaced in it (a
+   * component edited, a new build) add up to this many bytes of code. Default: 16 MiB.
    */
   recycleBytes?: number;
   /**
@@ -69,6 +83,7 @@ export class IslandRenderer {
   readonly #sources: IslandSources;
   readonly #apiBase: string;
   readonly #engine: RenderEngine;
+  readonly #isolation: RenderIsolation;
   /**
    * Each component's props schema as first seen, by its `properties` (the schema reader's own
    * object, the same while `schema.json` is unchanged). Metadata is built anew per call, and
@@ -83,17 +98,21 @@ export class IslandRenderer {
     this.#sources = sources;
     this.#apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
     const timeoutMs = options.timeoutMs ?? 5000;
-    const isolation = options.isolation ?? "none";
+    const isolation = options.isolation ?? "worker";
     if (isolation !== "none" && isolation !== "worker") {
       throw new TypeError(
-        `svc: renderIsolation must be "none" or "worker", not ${JSON.stringify(isolation)}`,
+        `svc: renderIsolation must be "worker" or "none", not ${JSON.stringify(isolation)}`,
       );
     }
+    this.#isolation = isolation;
     this.#engine =
       isolation === "worker"
-        ? new WorkerRenderer(sources, {
+        ? new RenderPool(sources, {
             timeoutMs,
-            recycleBytes: options.recycleBytes ?? 16 * 1024 * 1024,
+            size: positive("renderWorkers", options.workers) ?? POOL_DEFAULTS.size(),
+            queueLimit: positive("renderQueue", options.queueLimit, 0) ?? POOL_DEFAULTS.queueLimit,
+            memoryMb: positive("renderMemoryMb", options.memoryMb) ?? POOL_DEFAULTS.memoryMb,
+            recycleBytes: options.recycleBytes ?? POOL_DEFAULTS.recycleBytes,
           })
         : new InProcessRenderer(sources, { timeoutMs });
   }
@@ -106,9 +125,45 @@ export class IslandRenderer {
    * @throws InvalidPropsError (props not an object, or failing `schema.json`), RenderError,
    * RenderTimeoutError, and what loading the component throws (not found, bundle error)
    */
-  async render(name: ComponentName, props: unknown, options: IslandOptions = {}): Promise<string> {
+  render(name: ComponentName, props: unknown, options: IslandOptions = {}): Promise<string> {
+    const started = performance.now();
+    const attributes = { "svc.component": name, "svc.isolation": this.#isolation };
+    return inSpan("svc.render", attributes, (span) =>
+      this.#render(name, props, options, span).then(
+        (html) => {
+          instruments().renderDuration.record(performance.now() - started, {
+            "svc.component": name,
+            "svc.outcome": "ok",
+          });
+          return html;
+        },
+        (error: unknown) => {
+          instruments().renderDuration.record(performance.now() - started, {
+            "svc.component": name,
+            "svc.outcome": errorKindOf(error),
+          });
+          throw error;
+        },
+      ),
+    );
+  }
+
+  async #render(
+    name: ComponentName,
+    props: unknown,
+    options: IslandOptions,
+    span: Span,
+  ): Promise<string> {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
+    }
+    // Before anything runs: props that cannot cross to the browser as JSON, or that React
+    // cannot pass as they are, whatever the schema says (see `propsShapeIssue`).
+    const shape = propsShapeIssue(props);
+    if (shape !== undefined) {
+      throw new InvalidPropsError(name, `${shape.prop ? `${shape.prop}: ` : ""}${shape.message}`, {
+        malformed: shape.keyword === "depth",
+      });
     }
     const atHand = this.#sources.atHand?.(name);
     const ready = this.#engine.prepare(name);
@@ -128,6 +183,7 @@ export class IslandRenderer {
         );
       [{ bundle: own, metadata }, validate] = await Promise.all([source, ready]);
     }
+    span.setAttribute("svc.hash", own.hash);
     const checked = props as Record<string, unknown>;
     // Metadata at hand is the same object while unchanged, its schema too.
     const schema = atHand?.metadata === metadata ? metadata.props : this.#schemaOf(metadata);
@@ -152,6 +208,16 @@ export class IslandRenderer {
             throw await this.#mapped(error);
           })
         : rendering;
+    // Every path waits for the component's own boundaries or fails (see `renderTree`); one left
+    // to the browser would carry React's account of why — the server's message and stack —
+    // into the page, so none ever goes out.
+    if (CLIENT_RENDERED.test(html)) {
+      throw new RenderError(
+        name,
+        "a Suspense boundary was left unfinished on the server",
+        undefined,
+      );
+    }
     // The container's parts that do not change with the props, kept per bundle version when
     // the bundle object is the handler set's own (at hand): built once, not per render.
     const frame =
@@ -239,9 +305,51 @@ export class IslandRenderer {
     return props;
   }
 
-  /** Stops the render worker, if any (a new one starts with the next render). */
-  close(): Promise<void> {
-    return this.#engine.close();
+  /**
+   * Stops taking renders, lets those in flight finish (at most `graceMs`, default 10 s), and
+   * stops the render workers.
+   */
+  close(graceMs?: number): Promise<void> {
+    return this.#engine.close(graceMs);
+  }
+
+  /** Starts the render workers and resolves once they are ready (see `RenderPool.ready`). */
+  async warm(): Promise<void> {
+    if (this.#engine instanceof RenderPool) await this.#engine.ready();
+  }
+
+  /**
+   * Whether islands can render now: always in the server's thread; in the pool, once every
+   * worker has started (asking starts them). A server without React installed is ready:
+   * it serves bundles, and each render says what to install.
+   */
+  health(): Health {
+    const pool = this.#engine instanceof RenderPool ? this.#engine : undefined;
+    if (pool === undefined) return { ready: true };
+    const render = pool.stats();
+    if (render.ready === render.workers || this.#setupFailed) return { ready: true, render };
+    this.#warming ??= pool.ready().then(
+      () => {
+        this.#warming = undefined;
+      },
+      (error: unknown) => {
+        this.#warming = undefined;
+        if (error instanceof RenderSetupError) this.#setupFailed = true;
+      },
+    );
+    return {
+      ready: false,
+      reason: `render workers starting (${render.ready} of ${render.workers} ready)`,
+      render,
+    };
+  }
+
+  #warming: Promise<void> | undefined;
+  #setupFailed = false;
+
+  /** The render pool (undefined with `isolation: "none"`). */
+  get pool(): RenderPool | undefined {
+    return this.#engine instanceof RenderPool ? this.#engine : undefined;
   }
 }
 
@@ -299,4 +407,13 @@ function linksOf(
     }
   }
   return links;
+}
+
+/** `value` when it is a whole number of at least `least` (1 by default); undefined when unset. */
+function positive(option: string, value: number | undefined, least = 1): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < least) {
+    throw new TypeError(`svc: ${option} must be a whole number of at least ${least}, not ${value}`);
+  }
+  return value;
 }

@@ -1,8 +1,17 @@
 /**
  * What the island renderer asks of the part that renders: in the server's own thread
- * (`InProcessRenderer`, the default) or in a worker thread (`WorkerRenderer`).
+ * (`InProcessRenderer`) or in a pool of worker threads (`RenderPool`, the default).
  */
 import type { ComponentMetadata, ComponentName } from "@svc/protocol";
+
+/** What `GET {prefix}/health` says (see `Handlers.health`). */
+export interface Health {
+  ready: boolean;
+  /** Why it is not ready (`render workers starting (1 of 2 ready)`, `shutting down`). */
+  reason?: string;
+  /** The render pool, with `renderIsolation: "worker"`. */
+  render?: { workers: number; ready: number; running: number; queued: number };
+}
 
 /** A component's server bundle, as the handler set gives it to the renderer. */
 export interface ServerBundle {
@@ -61,6 +70,8 @@ export interface RenderJob {
   metadata: ComponentMetadata;
   /** The API base its asset URLs and stylesheet links start with. */
   apiBase: string;
+  /** Identifies the render to whoever watches the thread it runs in (see `renderPool.ts`). */
+  id?: number;
 }
 
 /** What a render gives back. */
@@ -86,5 +97,6 @@ export interface RenderEngine {
    * @throws RenderError, RenderTimeoutError, and what loading a nested component throws
    */
   render(job: RenderJob): Rendered | Promise<Rendered>;
-  close(): Promise<void>;
+  /** Stops taking renders; resolves once those in flight are done (at most `graceMs`). */
+  close(graceMs?: number): Promise<void>;
 }

@@ -19,6 +19,8 @@ export function unmappedOf(
 
 /** The component threw while it rendered on the server. */
 export class RenderError extends SvcError {
+  /** What it was made of: a render worker sends these, and the server's thread makes it again. */
+  readonly thrown: { name: string; message: string; stack?: string };
   constructor(name: string, message: string, stack: string | undefined, cause?: unknown) {
     // Only frames in the component's own files: nothing of the machine's layout.
     const frames = (stack ?? "")
@@ -34,6 +36,7 @@ export class RenderError extends SvcError {
       },
     );
     this.name = "RenderError";
+    this.thrown = stack === undefined ? { name, message } : { name, message, stack };
     if (stack?.includes("svc-server:")) unmapped.set(this, { name, message, stack, cause });
   }
 }
@@ -50,6 +53,7 @@ export class RenderSetupError extends SvcError {
 }
 
 export class RenderTimeoutError extends SvcError {
+  readonly ms: number;
   constructor(name: string, ms: number) {
     super(
       "RenderTimeout",
@@ -57,5 +61,6 @@ export class RenderTimeoutError extends SvcError {
       { component: name },
     );
     this.name = "RenderTimeoutError";
+    this.ms = ms;
   }
 }

@@ -1,0 +1,663 @@
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ComponentName } from "@svc/protocol";
+import { OverloadedError } from "../errors.ts";
+import { observeQueue } from "../telemetry.ts";
+import { checkPeer } from "../util/peer.ts";
+import type {
+  IslandSources,
+  PropsValidator,
+  RenderEngine,
+  Rendered,
+  RenderJob,
+  ServerBundle,
+} from "./renderEngine.ts";
+import { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
+import {
+  type FromWorker,
+  type ModuleVersion,
+  RENDER_PEERS,
+  type RenderFailure,
+  SLOT,
+  SLOTS,
+  type ToWorker,
+  type WorkerStart,
+} from "./workerMessages.ts";
+
+export interface RenderPoolOptions {
+  /** How long one render may run or wait, from when its worker takes it up. */
+  timeoutMs: number;
+  /** Workers in the pool. */
+  size: number;
+  /** Renders that may wait for a worker; past that, new ones fail with `Overloaded`. */
+  queueLimit: number;
+  /** Each worker's heap limit, in MiB: a render that exhausts it fails, not the server. */
+  memoryMb: number;
+  /**
+   * A worker is replaced once the versions replaced in it (a component edited, a new build)
+   * add up to this many bytes of code.
+   */
+  recycleBytes: number;
+}
+
+/** Defaults of {@link RenderPoolOptions} the island renderer does not set itself. */
+export const POOL_DEFAULTS = {
+  /** One worker per core the process may use. */
+  size: () => availableParallelism(),
+  queueLimit: 1024,
+  memoryMb: 512,
+  recycleBytes: 16 * 1024 * 1024,
+} as const;
+
+/**
+ * Renders one worker holds at once; the others wait in the pool's queue for whichever worker
+ * frees up first. Enough for a page's islands to arrive in a worker together and render in one
+ * batch; few enough that one worker's backlog stays short.
+ */
+const PER_WORKER = 32;
+/** How often the pool looks at the workers it has renders on. */
+const WATCH_MS = 100;
+/** Times a render is sent again after the worker it was on stopped for another's sake. */
+const MAX_RETRIES = 2;
+/** How long a shutdown waits for the renders in flight, by default. */
+const CLOSE_GRACE_MS = 10_000;
+
+const WORKER = new URL(
+  `./renderWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+  import.meta.url,
+);
+
+/** A render given to the pool and not answered yet. */
+interface PoolRender {
+  readonly id: number;
+  readonly job: RenderJob;
+  /** The worker it is on; undefined while it waits in the queue. */
+  thread: RenderThread | undefined;
+  /** Times it was sent again (see {@link MAX_RETRIES}). */
+  retries: number;
+  /** It was on a worker that stopped in a batch: it goes alone, so it is not batched again. */
+  alone: boolean;
+  /** When its worker said it waits (the pool's clock); undefined while its code runs. */
+  waitingSince: number | undefined;
+  resolve(rendered: Rendered): void;
+  reject(error: unknown): void;
+}
+
+/** One render worker and what the server's thread knows of it. */
+class RenderThread {
+  readonly worker: Worker;
+  readonly slots: Int32Array;
+  /** The newest version of each component sent to it, and its size. */
+  readonly sent = new Map<string, { bundle: ServerBundle; bytes: number }>();
+  /** Bytes of code of the versions replaced in it: what its isolate holds on to in vain. */
+  replacedBytes = 0;
+  readonly renders = new Map<number, PoolRender>();
+  /** What the handler set refused the worker's requests with, by request: rethrown as it is. */
+  readonly refusals = new Map<number, unknown>();
+  /** It has loaded React and the rest. */
+  ready = false;
+  /** It takes no new renders, and stops once its own are done. */
+  retired = false;
+  stopped = false;
+  #outbox: ToWorker[] = [];
+
+  constructor(start: WorkerStart, memoryMb: number) {
+    this.slots = new Int32Array(start.slots);
+    // From the sources (tests, `--conditions=source`), the worker resolves svc's packages
+    // to their sources too. (Node's own options are inherited otherwise.)
+    const execArgv = WORKER.pathname.endsWith(".ts") ? ["--conditions=source"] : undefined;
+    this.worker = new Worker(fileURLToPath(WORKER), {
+      execArgv,
+      workerData: start,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    });
+    this.worker.unref();
+  }
+
+  /** Sends `message` with the others of this turn, in one message. */
+  send(message: ToWorker): void {
+    if (this.#outbox.push(message) === 1) queueMicrotask(() => this.#flush());
+  }
+
+  /** Sends `message` on its own: the worker takes it up in a turn of its own. */
+  sendAlone(message: ToWorker): void {
+    if (!this.stopped) this.worker.postMessage([message]);
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (this.stopped) return;
+    try {
+      this.worker.postMessage(batch);
+    } catch {
+      // One message cannot be cloned (props holding a function): the others go on their
+      // own, and that render fails instead of the server.
+      for (const message of batch) {
+        try {
+          this.worker.postMessage([message]);
+        } catch (error) {
+          if (message.type === "render") this.unsendable(message.id, error);
+        }
+      }
+    }
+  }
+
+  /** A render that could not be sent (set by the pool). */
+  unsendable: (id: number, error: unknown) => void = () => {};
+
+  /** `bundle` of `name` as the worker gets it: without the code when it has this version. */
+  version(name: string, bundle: ServerBundle): ModuleVersion {
+    const known = this.sent.get(name);
+    const module: ModuleVersion = { name, serverHash: bundle.serverHash, hash: bundle.hash };
+    if (known?.bundle.serverHash === bundle.serverHash) {
+      known.bundle = bundle;
+      return module;
+    }
+    if (known !== undefined) this.replacedBytes += known.bytes;
+    this.sent.set(name, { bundle, bytes: bundle.code.byteLength });
+    module.code = bundle.code;
+    return module;
+  }
+
+  track(render: PoolRender): void {
+    if (this.renders.size === 0) this.worker.ref();
+    this.renders.set(render.id, render);
+  }
+
+  untrack(render: PoolRender): void {
+    this.renders.delete(render.id);
+    if (this.renders.size > 0) return;
+    this.worker.unref();
+    this.refusals.clear();
+    if (this.retired) this.stop();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    void this.worker.terminate();
+  }
+}
+
+/**
+ * Renders islands in a pool of worker threads (`renderIsolation: "worker"`, the default; see
+ * `renderWorker.ts`): every core renders, and no component can take the server down.
+ *
+ * - A render's time runs from when its worker takes it up, not while it waits for one. Each
+ *   worker says in shared memory which render's code it runs; the pool looks every
+ *   {@link WATCH_MS} ms. A render whose code runs past the time limit (a loop) — or a worker
+ *   whose event loop stops turning outside any render's code — stops the worker: that render
+ *   fails with `RenderTimeout`, the worker is replaced, and the worker's other renders are sent
+ *   again to another, never blamed. A render that *waits* past the limit is aborted by its
+ *   worker, which stays.
+ * - Each worker has a heap limit: a render that exhausts it fails with `RenderError` ("out of
+ *   memory"), and its worker is replaced.
+ * - At most {@link PER_WORKER} renders are on a worker at once; the others wait in a queue of
+ *   at most `queueLimit`, past which new renders fail at once with `Overloaded` (503,
+ *   `Retry-After`) instead of waiting without bound.
+ * - A worker is replaced once the versions replaced in it reach `recycleBytes`, so whatever
+ *   they left behind goes with it.
+ *
+ * Why not a pool library: see docs/DECISIONS.md ("The render pool").
+ */
+export class RenderPool implements RenderEngine {
+  readonly #sources: IslandSources;
+  readonly #options: RenderPoolOptions;
+  readonly #epoch = clock();
+  readonly #threads: RenderThread[] = [];
+  readonly #queue: PoolRender[] = [];
+  readonly #renders = new Map<number, PoolRender>();
+  #nextId = 1;
+  #watch: NodeJS.Timeout | undefined;
+  #validate: PropsValidator | undefined;
+  /** Closing: no new renders are taken; `close` waits for the others. */
+  #closing: Promise<void> | undefined;
+  #drained: (() => void) | undefined;
+
+  constructor(sources: IslandSources, options: RenderPoolOptions) {
+    this.#sources = sources;
+    this.#options = options;
+    observeQueue(this);
+  }
+
+  /** Workers in the pool, started or not. */
+  get size(): number {
+    return this.#options.size;
+  }
+
+  /** Renders waiting for a worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Renders on a worker. */
+  get running(): number {
+    return this.#renders.size - this.#queue.length;
+  }
+
+  prepare(name: ComponentName): PropsValidator | Promise<PropsValidator> {
+    // The workers start while the bundles are built.
+    this.#fill();
+    return this.#validate ?? this.#validator(name);
+  }
+
+  /**
+   * Starts the workers (if they are not yet) and resolves once each has loaded React and is
+   * ready to render; rejects when they cannot be started.
+   */
+  async ready(): Promise<void> {
+    this.#fill();
+    await this.#validator("" as ComponentName);
+    await Promise.all(
+      this.#threads.map(
+        (thread) =>
+          new Promise<void>((resolve, reject) => {
+            if (thread.ready) {
+              resolve();
+              return;
+            }
+            const onMessage = (batch: FromWorker[]) => {
+              if (batch.some((m) => m.type === "ready")) done();
+            };
+            const onExit = () => {
+              done();
+              reject(new Error("svc: a render worker stopped while starting"));
+            };
+            const done = () => {
+              thread.worker.off("message", onMessage);
+              thread.worker.off("exit", onExit);
+              // Listening reffed it: idle, it keeps nothing alive.
+              if (thread.renders.size === 0) thread.worker.unref();
+              resolve();
+            };
+            thread.worker.on("message", onMessage);
+            thread.worker.on("exit", onExit);
+          }),
+      ),
+    );
+  }
+
+  /** Workers (live ones, ready ones) and renders (on a worker, waiting for one). */
+  stats(): { workers: number; ready: number; running: number; queued: number } {
+    const live = this.#threads.filter((thread) => !thread.retired && !thread.stopped);
+    return {
+      workers: this.#options.size,
+      ready: live.filter((thread) => thread.ready).length,
+      running: this.running,
+      queued: this.queued,
+    };
+  }
+
+  /** Whether every worker is started and ready. */
+  get isReady(): boolean {
+    const live = this.#threads.filter((thread) => !thread.retired && !thread.stopped);
+    return (
+      this.#closing === undefined &&
+      live.length === this.#options.size &&
+      live.every((thread) => thread.ready)
+    );
+  }
+
+  render(job: RenderJob): Promise<Rendered> {
+    if (this.#closing !== undefined) {
+      return Promise.reject(new OverloadedError("The server is shutting down", 1));
+    }
+    if (this.#queue.length >= this.#options.queueLimit) {
+      return Promise.reject(
+        new OverloadedError(
+          `Too many islands are waiting to render (${this.#queue.length}, the limit of renderQueue)`,
+          1,
+        ),
+      );
+    }
+    return new Promise<Rendered>((resolve, reject) => {
+      const render: PoolRender = {
+        id: this.#nextId++,
+        job,
+        thread: undefined,
+        retries: 0,
+        alone: false,
+        waitingSince: undefined,
+        resolve,
+        reject,
+      };
+      this.#renders.set(render.id, render);
+      this.#queue.push(render);
+      this.#pump();
+    });
+  }
+
+  /**
+   * Stops taking renders, waits for those in flight (at most `graceMs`), then stops the
+   * workers; renders still unfinished then fail with `Overloaded`.
+   */
+  close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    this.#closing ??= (async () => {
+      if (this.#renders.size > 0) {
+        await new Promise<void>((resolve) => {
+          this.#drained = resolve;
+          const timer = setTimeout(resolve, graceMs);
+          timer.unref();
+        });
+      }
+      for (const render of [...this.#renders.values()]) {
+        this.#settle(render);
+        render.reject(new OverloadedError("The server shut down before the island rendered", 1));
+      }
+      this.#queue.length = 0;
+      for (const thread of this.#threads.splice(0)) thread.stop();
+      clearInterval(this.#watch);
+      this.#watch = undefined;
+    })();
+    return this.#closing;
+  }
+
+  /** `@svc/react`'s validator, imported in the server's thread: props are checked here. */
+  async #validator(name: ComponentName): Promise<PropsValidator> {
+    // What the workers load, looked for here: the one line that says what to install, not a
+    // resolution error from a worker (svc's React layer first, which a server without any of
+    // them misses first).
+    const setup = (error: unknown) => {
+      for (const id of ["@svc/react", "react", "react-dom", "@tanstack/react-query"]) {
+        try {
+          checkPeer(id, "server-side rendering", RENDER_PEERS);
+        } catch (missing) {
+          throw new RenderSetupError(name, (missing as Error).message, error);
+        }
+      }
+    };
+    const svc = await import("@svc/react").catch((error: unknown) => {
+      setup(error);
+      throw error;
+    });
+    setup(undefined);
+    this.#validate = svc.validateProps;
+    return this.#validate;
+  }
+
+  /** Starts workers until the pool has its size. */
+  #fill(): void {
+    if (this.#closing !== undefined) return;
+    while (this.#threads.filter((t) => !t.retired && !t.stopped).length < this.#options.size) {
+      this.#threads.push(this.#spawn());
+    }
+  }
+
+  #spawn(): RenderThread {
+    const start: WorkerStart = {
+      slots: new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT),
+      epoch: this.#epoch,
+      timeoutMs: this.#options.timeoutMs,
+    };
+    const thread = new RenderThread(start, this.#options.memoryMb);
+    thread.unsendable = (id, error) => {
+      const render = thread.renders.get(id);
+      if (render === undefined) return;
+      this.#settle(render);
+      render.reject(
+        new RenderError(
+          render.job.name,
+          `its props cannot be sent to a render worker (${(error as Error)?.message ?? error})`,
+          undefined,
+        ),
+      );
+    };
+    thread.worker.on("message", (batch: FromWorker[]) => {
+      for (const message of batch) this.#receive(thread, message);
+    });
+    thread.worker.on("error", (error: Error & { code?: string }) => this.#crashed(thread, error));
+    thread.worker.on("exit", () => this.#crashed(thread, undefined));
+    // Listening refs the worker's port again: until it has renders, it keeps nothing alive.
+    thread.worker.unref();
+    return thread;
+  }
+
+  /** Sends queued renders to the least busy workers that have room. */
+  #pump(): void {
+    this.#fill();
+    while (this.#queue.length > 0) {
+      let best: RenderThread | undefined;
+      for (const thread of this.#threads) {
+        if (thread.retired || thread.stopped || thread.renders.size >= PER_WORKER) continue;
+        if (best === undefined || thread.renders.size < best.renders.size) best = thread;
+      }
+      if (best === undefined) break;
+      const render = this.#queue.shift() as PoolRender;
+      this.#send(best, render);
+    }
+    if (this.#renders.size > 0 && this.#watch === undefined) {
+      this.#watch = setInterval(() => this.#look(), WATCH_MS);
+      this.#watch.unref();
+    }
+  }
+
+  #send(thread: RenderThread, render: PoolRender): void {
+    const { job } = render;
+    render.thread = thread;
+    render.waitingSince = undefined;
+    thread.track(render);
+    const message: ToWorker = {
+      type: "render",
+      id: render.id,
+      props: job.props,
+      apiBase: job.apiBase,
+      module: thread.version(job.name, job.own),
+      metadata: job.metadata,
+    };
+    if (render.alone) thread.sendAlone(message);
+    else thread.send(message);
+    this.#recycleIfFull(thread);
+  }
+
+  /** The render is answered (or failed): off its worker, out of the pool. */
+  #settle(render: PoolRender): void {
+    this.#renders.delete(render.id);
+    render.thread?.untrack(render);
+    if (this.#renders.size === 0) {
+      clearInterval(this.#watch);
+      this.#watch = undefined;
+      this.#drained?.();
+    }
+  }
+
+  #receive(thread: RenderThread, message: FromWorker): void {
+    switch (message.type) {
+      case "rendered": {
+        const render = thread.renders.get(message.id);
+        if (render === undefined) return;
+        this.#settle(render);
+        render.resolve({
+          html: message.html,
+          styles: message.styles,
+          loaded: message.loaded,
+          bundles: bundlesOf(thread, render.job, message.loaded),
+        });
+        this.#pump();
+        return;
+      }
+      case "failed": {
+        const render = thread.renders.get(message.id);
+        if (render === undefined) return;
+        this.#settle(render);
+        render.reject(this.#errorOf(thread, render, message.failure));
+        this.#pump();
+        return;
+      }
+      case "waiting": {
+        const render = thread.renders.get(message.id);
+        if (render !== undefined) render.waitingSince = this.#now();
+        return;
+      }
+      case "ready":
+        thread.ready = true;
+        return;
+      case "load":
+      case "loadMetadata":
+        void this.#answer(thread, message);
+    }
+  }
+
+  #errorOf(thread: RenderThread, render: PoolRender, failure: RenderFailure): unknown {
+    if ("refused" in failure) {
+      const refusal = thread.refusals.get(failure.refused);
+      return (
+        refusal ?? new RenderError(render.job.name, "a nested component was refused", undefined)
+      );
+    }
+    if ("timeout" in failure) return new RenderTimeoutError(render.job.name, failure.timeout);
+    if ("setup" in failure) return new RenderSetupError(render.job.name, failure.setup);
+    return new RenderError(failure.component || render.job.name, failure.message, failure.stack);
+  }
+
+  /** Answers a worker's request for a component's server bundle or metadata. */
+  async #answer(
+    thread: RenderThread,
+    message: Extract<FromWorker, { type: "load" | "loadMetadata" }>,
+  ): Promise<void> {
+    const { request } = message;
+    const name = message.name as ComponentName;
+    try {
+      if (message.type === "load") {
+        const bundle = await this.#sources.serverBundle(name);
+        thread.send({ type: "module", request, module: thread.version(name, bundle) });
+        this.#recycleIfFull(thread);
+      } else {
+        const metadata = await this.#sources.metadata(name);
+        thread.send({ type: "metadata", request, metadata });
+      }
+    } catch (error) {
+      thread.refusals.set(request, error);
+      thread.send({
+        type: "refused",
+        request,
+        message: (error as Error)?.message ?? String(error),
+      });
+    }
+  }
+
+  /** Retires `thread` once the versions replaced in it are too many: new renders go elsewhere. */
+  #recycleIfFull(thread: RenderThread): void {
+    if (thread.replacedBytes < this.#options.recycleBytes || thread.retired) return;
+    thread.retired = true;
+    if (thread.renders.size === 0) thread.stop();
+    // Its successor starts now, so it is ready by the next render.
+    this.#fill();
+  }
+
+  /** Milliseconds since the pool began, as the workers write them: wrapping as 32-bit integers. */
+  #now(): number {
+    return Math.trunc(clock() - this.#epoch) | 0;
+  }
+
+  /** Looks at each worker with renders on it: is one stuck? (see the class's comment) */
+  #look(): void {
+    const now = this.#now();
+    const limit = this.#options.timeoutMs;
+    for (const thread of [...this.#threads]) {
+      if (thread.stopped || thread.renders.size === 0) continue;
+      const running = Atomics.load(thread.slots, SLOT.running);
+      const since = Atomics.load(thread.slots, SLOT.since);
+      const beat = Atomics.load(thread.slots, SLOT.beat);
+      // Ages, not times: the slots wrap (as 32-bit integers) every 24 days.
+      if (running !== 0 && ((now - since) | 0) > limit) {
+        this.#stopped(thread, running > 0 ? { looped: running } : {});
+      } else if (
+        running === 0 &&
+        thread.ready &&
+        ((now - since) | 0) > limit &&
+        ((now - beat) | 0) > limit
+      ) {
+        // Stuck outside the code of a render it knows: in a render that waited, resumed by
+        // React or a timer. The renders that waited longer than the limit are the suspects.
+        this.#stopped(thread, { waitedLongerThan: limit });
+      }
+    }
+  }
+
+  /** The worker stopped (out of memory, crashed) or was found stuck (see {@link #stopped}). */
+  #crashed(thread: RenderThread, error: (Error & { code?: string }) | undefined): void {
+    if (thread.stopped) {
+      this.#remove(thread);
+      return;
+    }
+    const running = Atomics.load(thread.slots, SLOT.running);
+    const why =
+      error?.code === "ERR_WORKER_OUT_OF_MEMORY"
+        ? `ran out of memory (a render worker's heap is limited to ${this.#options.memoryMb} MiB: renderMemoryMb)`
+        : `stopped its render worker${error === undefined ? "" : `: ${error.message}`}`;
+    this.#stopped(thread, running > 0 ? { crashed: running, why } : { why });
+  }
+
+  /**
+   * Stops `thread` and deals with its renders: the one to blame fails; the others are sent
+   * again, alone, to another worker.
+   */
+  #stopped(
+    thread: RenderThread,
+    blame: { looped?: number; crashed?: number; why?: string; waitedLongerThan?: number },
+  ): void {
+    thread.stop();
+    this.#remove(thread);
+    const limit = this.#options.timeoutMs;
+    const now = this.#now();
+    for (const render of [...thread.renders.values()]) {
+      thread.renders.delete(render.id);
+      render.thread = undefined;
+      const suspect =
+        blame.waitedLongerThan !== undefined &&
+        render.waitingSince !== undefined &&
+        ((now - render.waitingSince) | 0) > blame.waitedLongerThan;
+      if (render.id === blame.looped || suspect) {
+        this.#settle(render);
+        render.reject(new RenderTimeoutError(render.job.name, limit));
+      } else if (render.id === blame.crashed) {
+        this.#settle(render);
+        render.reject(new RenderError(render.job.name, blame.why ?? "crashed", undefined));
+      } else if (render.retries >= MAX_RETRIES) {
+        this.#settle(render);
+        render.reject(
+          new RenderError(
+            render.job.name,
+            `${blame.why ?? "its render worker was stopped"} ${render.retries + 1} times while it rendered`,
+            undefined,
+          ),
+        );
+      } else {
+        render.retries++;
+        render.alone = true;
+        this.#queue.unshift(render);
+      }
+    }
+    this.#pump();
+  }
+
+  #remove(thread: RenderThread): void {
+    const index = this.#threads.indexOf(thread);
+    if (index >= 0) this.#threads.splice(index, 1);
+  }
+}
+
+/** The server bundle of every component a render loaded, as last sent to its worker. */
+function bundlesOf(
+  thread: RenderThread,
+  job: RenderJob,
+  loaded: Readonly<Record<string, string>>,
+): Map<string, ServerBundle> {
+  const bundles = new Map<string, ServerBundle>([[job.name, job.own]]);
+  for (const name in loaded) {
+    if (name === job.name) continue;
+    const sent = thread.sent.get(name)?.bundle;
+    if (sent !== undefined) bundles.set(name, sent);
+  }
+  return bundles;
+}
+
+/**
+ * Milliseconds on a clock every thread reads alike: each thread's monotonic clock from its own
+ * origin. (Not `Date.now()`: the wall clock jumps, and tests fake it.)
+ */
+export function clock(): number {
+  return performance.timeOrigin + performance.now();
+}
