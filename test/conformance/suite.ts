@@ -45,6 +45,7 @@ const COMPARED_HEADERS = [
   "vary",
   "access-control-allow-origin",
   "access-control-allow-methods",
+  "access-control-allow-headers",
   "access-control-expose-headers",
   "link",
   "x-content-type-options",
@@ -73,7 +74,10 @@ function configOptions(fx: Fixture, config: Config): BridgeOptions {
   return base;
 }
 
-/** Sends `path` byte for byte (no URL normalisation), like a hostile client would. */
+/**
+ * Sends `path` byte for byte (no URL normalisation), like a hostile client would. A body goes
+ * with its `Content-Length` and the `Content-Type` of `headers` (none if they give none).
+ */
 export function send(
   base: string,
   path: string,
@@ -83,11 +87,7 @@ export function send(
   const headers =
     options.body === undefined
       ? options.headers
-      : {
-          "content-type": "application/json",
-          "content-length": String(Buffer.byteLength(options.body)),
-          ...options.headers,
-        };
+      : { "content-length": String(Buffer.byteLength(options.body)), ...options.headers };
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -116,6 +116,27 @@ export function send(
     });
     req.end(options.body);
   });
+}
+
+/** POSTs `body` to `path` as `type` (`null`: no `Content-Type`), as a backend asks for an island. */
+export function post(
+  base: string,
+  path: string,
+  body: string,
+  type: string | null = "application/json",
+): Promise<Answer> {
+  return send(base, path, {
+    method: "POST",
+    headers: type === null ? {} : { "content-type": type },
+    body,
+  });
+}
+
+/** The kind of svc's JSON error `answer` is, or undefined when it is none of svc's errors. */
+export function svcErrorKind(answer: Answer): string | undefined {
+  if (answer.headers["content-type"] !== JSON_TYPE) return undefined;
+  const body = JSON.parse(answer.body.toString()) as { error?: unknown };
+  return typeof body.error === "string" ? body.error : undefined;
 }
 
 /** The transport-free core's answer to the same request: what every transport must send. */
@@ -201,7 +222,9 @@ async function run(
   c: Case,
 ): Promise<void> {
   const method = c.method ?? "GET";
-  const headers = { ...c.headers };
+  const headers: Record<string, string> = { ...c.headers };
+  const bodyType = c.bodyType === undefined ? "application/json" : c.bodyType;
+  if (c.body !== undefined && bodyType !== null) headers["content-type"] = bodyType;
   let path = c.path;
   if (c.revalidate || c.ownHash) {
     const first = await send(server.url, prefix + c.path, { headers });
@@ -210,9 +233,9 @@ async function run(
     if (c.ownHash) path = `${c.path}?${(first.headers.etag ?? "").replaceAll('"', "")}`;
   }
   const answer = await send(server.url, prefix + path, { method, headers, body: c.body });
-  if (c.frameworkMayAnswer && driver.parsesJsonBodies) {
-    // The framework's own body parser answered (its body, its headers): the status agrees.
-    expect(answer.status).toBe(c.expect.status);
+  if (c.frameworkAnswers !== undefined && driver.parsesBodiesFirst) {
+    // The framework's own body parser answered (its status, its body, its headers).
+    expect(answer.status).toBe(c.frameworkAnswers);
     return;
   }
   if (driver.normalisesDotSegments && hasDotSegment(c.path)) {
@@ -378,6 +401,65 @@ export function conformance(driver: Driver): void {
         expect(bundle.body.toString()).toContain("Hello, ");
       } finally {
         release();
+        await server.close();
+      }
+    });
+  });
+
+  describe("health, Server-Timing and shutdown", () => {
+    it("answers /health 503 while the render workers start, 200 once up; Server-Timing on bundles and islands; 503 once closed", async () => {
+      const dir = writeTree({
+        "card/index.tsx":
+          "export default function Card({ n = 0 }: { n?: number }) {\n  return <p>card {n}</p>;\n}\n",
+      });
+      const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+        logger: silentLogger,
+      });
+      const server = await driver.start({
+        source: handlers,
+        options: { live: false },
+        prefix: "/api",
+      });
+      try {
+        const starting = await send(server.url, "/api/health");
+        expect(starting.status).toBe(503);
+        expect(starting.headers["retry-after"]).toBe("1");
+        expect(starting.headers["cache-control"]).toBe("no-store");
+        expect(JSON.parse(starting.body.toString())).toMatchObject({
+          status: "unavailable",
+          reason: expect.stringMatching(/^render workers starting/),
+        });
+        await handlers.warm?.();
+        const ready = await send(server.url, "/api/health");
+        expect(ready.status).toBe(200);
+        expect(JSON.parse(ready.body.toString())).toMatchObject({
+          status: "ready",
+          render: { queued: 0, running: 0 },
+        });
+
+        const bundle = await send(server.url, "/api/bundles/card.js");
+        expect(bundle.status).toBe(200);
+        expect(bundle.headers["server-timing"]).toMatch(
+          /^cache;desc=(hit|miss), bundle;dur=\d+\.\d$/,
+        );
+        const island = await post(server.url, "/api/bundles/card/html", '{"n":1}');
+        expect(island.status).toBe(200);
+        expect(island.headers["server-timing"]).toMatch(/^render;dur=\d+\.\d$/);
+
+        // Shutting down: a load balancer is told, and a render asked for now gets a whole 503.
+        await handlers.close?.();
+        const closing = await send(server.url, "/api/health");
+        expect(closing.status).toBe(503);
+        expect(JSON.parse(closing.body.toString())).toEqual({
+          status: "unavailable",
+          reason: "shutting down",
+        });
+        const late = await post(server.url, "/api/bundles/card/html", "{}");
+        expect(late.status).toBe(503);
+        expect(late.headers["retry-after"]).toBe("1");
+        expect(svcErrorKind(late)).toBe("Overloaded");
+        expect((await send(server.url, "/api/bundles/card.js")).status).toBe(200);
+      } finally {
         await server.close();
       }
     });

@@ -80,11 +80,13 @@ export {
   joinName,
   MAX_NAME_LENGTH,
 } from "./names.ts";
+export { MAX_PROPS_DEPTH, type PropsShapeIssue, propsShapeIssue } from "./props.ts";
 export {
   BUNDLE_FILES_PATH,
   bundlePath,
   DEV_LOADER_PATH,
   ESM_LOADER_PATH,
+  HEALTH_PATH,
   ISLANDS_SCRIPT_FILE,
   ISLANDS_SCRIPT_PATH,
   islandPath,

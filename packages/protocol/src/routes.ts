@@ -28,6 +28,8 @@ export const ESM_LOADER_PATH = "/loader.esm.js";
 export const VENDOR_PATH = "/vendor/";
 /** The files of a build directory. */
 export const STATIC_PATH = "/static/";
+/** Readiness, for load balancers and orchestrators: 200 when ready, 503 with the reason. */
+export const HEALTH_PATH = "/health";
 
 /**
  * The query flag that asks for a bundle as `moduleLoading: "url"` imports it: without the

@@ -78,12 +78,14 @@ export {
   InvalidSchemaError,
   MethodNotAllowedError,
   NotFoundError,
+  OverloadedError,
   PayloadTooLargeError,
   STATUS_BY_KIND,
   StaticModeError,
   toErrorResponse,
+  UnsupportedMediaTypeError,
 } from "./errors.ts";
-export { eventStream, type LiveSource } from "./http/eventStream.ts";
+export { type EventStreamOptions, eventStream, type LiveSource } from "./http/eventStream.ts";
 export {
   type BundleListEntry,
   type BundleResult,
@@ -92,6 +94,7 @@ export {
   type HandlerObserver,
   type HandlerOptions,
   type Handlers,
+  type Health,
 } from "./http/handlers.ts";
 export { isHostAllowed } from "./http/hostCheck.ts";
 export {
@@ -157,6 +160,7 @@ export {
   type BridgeHandler,
   type BridgeOptions,
   createBridgeHandler,
+  type SvcClosable,
 } from "./transports/bridgeHandler.ts";
 export {
   createFetchHandler,

@@ -1,6 +1,7 @@
 import type { ComponentName } from "@svc/protocol";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
+import { errorKindOf, inSpan, instruments } from "../telemetry.ts";
 import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
@@ -294,7 +295,26 @@ export class BundleCache {
     });
   }
 
-  async #bundle(component: Component): Promise<BundleOutput> {
+  #bundle(component: Component): Promise<BundleOutput> {
+    const started = performance.now();
+    const attributes = { "svc.component": component.name };
+    return inSpan("svc.bundle", attributes, async (span) => {
+      const { bundleBuilds, bundleDuration } = instruments();
+      try {
+        const output = await this.#build(component);
+        span.setAttribute("svc.hash", output.hash);
+        bundleBuilds.add(1, { ...attributes, "svc.outcome": "ok" });
+        return output;
+      } catch (error) {
+        bundleBuilds.add(1, { ...attributes, "svc.outcome": errorKindOf(error) });
+        throw error;
+      } finally {
+        bundleDuration.record(performance.now() - started, attributes);
+      }
+    });
+  }
+
+  async #build(component: Component): Promise<BundleOutput> {
     try {
       return await withTimeout(
         this.#bundler.bundle(component, this.#bundleOptions),

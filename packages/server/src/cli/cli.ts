@@ -15,6 +15,7 @@ import {
   type ConfigFlags,
   createRegistry,
   DEFAULT_DEV_ORIGIN,
+  REQUEST_LOGS,
   resolveConfig,
   UsageError,
 } from "./config.ts";
@@ -56,6 +57,32 @@ interface ServeFlags extends CommonFlags {
   allowedHost?: unknown;
   buildDir?: string;
   static?: boolean;
+  renderIsolation?: unknown;
+  renderWorkers?: unknown;
+  log?: unknown;
+}
+
+function parseRenderWorkers(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new UsageError(
+      `--render-workers must be a whole number of at least 1, not ${String(value)}`,
+    );
+  }
+  return workers;
+}
+
+function parseChoice<T extends string>(
+  flag: string,
+  value: unknown,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!choices.includes(value as T)) {
+    throw new UsageError(`${flag} must be ${choices.join(" or ")}, not ${String(value)}`);
+  }
+  return value as T;
 }
 
 interface BuildFlags extends CommonFlags {
@@ -90,6 +117,9 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
     allowedHosts: asList(flags.allowedHost),
     buildDir: flags.buildDir,
     static: givenBoolean(argv, "static"),
+    renderIsolation: parseChoice("--render-isolation", flags.renderIsolation, ["worker", "none"]),
+    renderWorkers: parseRenderWorkers(flags.renderWorkers),
+    log: parseChoice("--log", flags.log, REQUEST_LOGS),
   };
   const config = await resolveConfig({ configFile: flags.config, flags: configFlags });
   const logger = consoleLogger;
@@ -100,6 +130,10 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       "--static needs a build directory — pass --build-dir DIR (the output of svc build) or set SVC_BUILD_DIR",
     );
   }
+  // React chooses its build once, when the first island render loads it: production's for a
+  // build directory (no development messages in the HTML or the errors), development's
+  // otherwise — unless the environment chose.
+  process.env.NODE_ENV ??= buildDir !== undefined ? "production" : "development";
   // A build served where no sources are found is served alone: its components, its metadata
   // (minimal records), never svc's built-in examples mixed in.
   const buildOnly = buildDir !== undefined && config.builtinExamples;
@@ -119,6 +153,14 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       staticMode: config.serve.static,
       live: givenBoolean(argv, "live") ?? true,
       types: config.types,
+      renderIsolation: config.serve.renderIsolation,
+      renderWorkers: config.serve.renderWorkers,
+      renderQueue: config.serve.renderQueue,
+      renderMemoryMb: config.serve.renderMemoryMb,
+      renderTimeoutMs: config.serve.renderTimeoutMs,
+      log: config.serve.log,
+      maxConnectionsPerAddress: config.serve.maxConnectionsPerAddress,
+      maxEventClients: config.serve.maxEventClients,
       logger,
     });
   } catch (error) {
@@ -162,12 +204,19 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       "serve.allowedHosts is true: any Host is answered, so a web page elsewhere can read your sources through DNS rebinding",
     );
   }
+  // The render workers start now, so the first page does not wait for them (a missing peer
+  // is said by the first render, as for a bridge).
+  server.handlers.warm?.().catch(() => {});
   const stop = (signal: string) => {
-    logger.info(`svc: ${signal}, shutting down`);
+    logger.info(`svc: ${signal}, shutting down (in-flight requests finish first)`);
     void server.close().then(async () => {
       await esbuild.stop();
       process.exit(0);
     });
+    // A second signal does not wait.
+    const now = () => process.exit(0);
+    process.once("SIGINT", now);
+    process.once("SIGTERM", now);
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
@@ -259,6 +308,12 @@ export function createCli() {
       )
       .option("--static", "Static mode: the bundle endpoint answers 404; needs a build directory")
       .option("--no-live", "Turn off live reload (the GET /api/events stream and the file watcher)")
+      .option(
+        "--render-isolation <mode>",
+        "Where islands render: worker (a pool of worker threads) or none (the server's own thread); default: worker",
+      )
+      .option("--render-workers <n>", "Render workers in the pool (default: the machine's cores)")
+      .option("--log <format>", "Request log: text, json or off (default: text)")
       .example("svc serve --components-dir ./src/components --port 3001")
       .example("svc serve --build-dir dist/svc --static");
 

@@ -95,8 +95,32 @@ export interface SvcConfig {
     buildDir?: string;
     /** Static mode: the bundle endpoint answers 404. Default: false. */
     static?: boolean;
+    /**
+     * Where islands render: `"worker"`, a pool of worker threads (a component that loops or
+     * exhausts memory loses its worker, never the server); `"none"`, the server's own thread.
+     * Default: `"worker"`.
+     */
+    renderIsolation?: "worker" | "none";
+    /** Render workers. Default: the machine's cores (`availableParallelism`). */
+    renderWorkers?: number;
+    /** Renders that may wait for a worker; past that, 503 Overloaded. Default: 1024. */
+    renderQueue?: number;
+    /** Each render worker's heap limit, in MiB. Default: 512. */
+    renderMemoryMb?: number;
+    /** How long one island render may take, in ms. Default: 5000. */
+    renderTimeoutMs?: number;
+    /** Request log: a line of text per request, a JSON line per request, or none. Default: "text". */
+    log?: RequestLog;
+    /** Open connections one client address may hold. Default: 64. */
+    maxConnectionsPerAddress?: number;
+    /** Live-reload streams open at once. Default: 256. */
+    maxEventClients?: number;
   };
 }
+
+/** How `svc serve` logs requests. */
+export type RequestLog = "text" | "json" | "off";
+export const REQUEST_LOGS: readonly RequestLog[] = ["text", "json", "off"];
 
 /** Types a config file: `export default defineConfig({ … })`. */
 export function defineConfig(config: SvcConfig): SvcConfig {
@@ -121,6 +145,9 @@ export interface ConfigFlags {
   allowedHosts?: readonly string[];
   buildDir?: string;
   static?: boolean;
+  renderIsolation?: "worker" | "none";
+  renderWorkers?: number;
+  log?: RequestLog;
 }
 
 export interface ResolveConfigOptions {
@@ -163,6 +190,15 @@ export interface ResolvedConfig {
     buildTimeoutMs: number;
     buildDir: string | undefined;
     static: boolean;
+    renderIsolation: "worker" | "none";
+    /** Undefined: the machine's cores. */
+    renderWorkers: number | undefined;
+    renderQueue: number | undefined;
+    renderMemoryMb: number | undefined;
+    renderTimeoutMs: number | undefined;
+    log: RequestLog;
+    maxConnectionsPerAddress: number | undefined;
+    maxEventClients: number | undefined;
   };
   /** Problems worth a warning that do not stop svc (e.g. an app directory with an invalid name). */
   warnings: string[];
@@ -274,6 +310,14 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
       buildTimeoutMs: config.serve?.buildTimeoutMs ?? 30_000,
       buildDir,
       static: flags.static ?? config.serve?.static ?? false,
+      renderIsolation: flags.renderIsolation ?? config.serve?.renderIsolation ?? "worker",
+      renderWorkers: flags.renderWorkers ?? config.serve?.renderWorkers,
+      renderQueue: config.serve?.renderQueue,
+      renderMemoryMb: config.serve?.renderMemoryMb,
+      renderTimeoutMs: config.serve?.renderTimeoutMs,
+      log: flags.log ?? config.serve?.log ?? "text",
+      maxConnectionsPerAddress: config.serve?.maxConnectionsPerAddress,
+      maxEventClients: config.serve?.maxEventClients,
     },
     warnings,
   };
@@ -340,7 +384,23 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 const KEYS = {
   top: ["sources", "apps", "types", "build", "serve"],
   build: ["output", "minify", "sourcemap", "compress", "ssr", "importMap"],
-  serve: ["host", "port", "corsOrigins", "allowedHosts", "buildTimeoutMs", "buildDir", "static"],
+  serve: [
+    "host",
+    "port",
+    "corsOrigins",
+    "allowedHosts",
+    "buildTimeoutMs",
+    "buildDir",
+    "static",
+    "renderIsolation",
+    "renderWorkers",
+    "renderQueue",
+    "renderMemoryMb",
+    "renderTimeoutMs",
+    "log",
+    "maxConnectionsPerAddress",
+    "maxEventClients",
+  ],
 } as const;
 
 /** Checks the shape of a config value, so a typo fails at start with the key named. */
@@ -421,6 +481,29 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   const timeout = serve.buildTimeoutMs;
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0)) {
     fail("serve.buildTimeoutMs must be a whole number of milliseconds above 0");
+  }
+  if (
+    serve.renderIsolation !== undefined &&
+    !["worker", "none"].includes(serve.renderIsolation as string)
+  ) {
+    fail(`serve.renderIsolation must be "worker" or "none"`);
+  }
+  if (serve.log !== undefined && !REQUEST_LOGS.includes(serve.log as RequestLog)) {
+    fail(`serve.log must be "text", "json" or "off"`);
+  }
+  for (const key of [
+    "renderWorkers",
+    "renderQueue",
+    "renderMemoryMb",
+    "renderTimeoutMs",
+    "maxConnectionsPerAddress",
+    "maxEventClients",
+  ] as const) {
+    const number = serve[key];
+    const least = key === "renderQueue" ? 0 : 1;
+    if (number !== undefined && !(Number.isInteger(number) && (number as number) >= least)) {
+      fail(`serve.${key} must be a whole number of at least ${least}`);
+    }
   }
   return value as SvcConfig;
 }

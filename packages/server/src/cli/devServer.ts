@@ -1,18 +1,19 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { resolve as resolvePath } from "node:path";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { LiveReload, LiveReloadOptions } from "../dev/liveReload.ts";
 import { type TypesWatcher, watchTypes } from "../dev/typesWatcher.ts";
-import { HostNotAllowedError, NotFoundError } from "../errors.ts";
+import { HostNotAllowedError, NotFoundError, OverloadedError } from "../errors.ts";
 import { createHandlers, type HandlerOptions, type Handlers } from "../http/handlers.ts";
 import { isHostAllowed } from "../http/hostCheck.ts";
-import { errorResponse } from "../http/requestHandler.ts";
+import { errorResponse, type SvcResponse } from "../http/requestHandler.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { createBridgeHandler } from "../transports/bridgeHandler.ts";
 import { answerNode, writeNodeResponse } from "../transports/internal/node.ts";
 import { belowPrefix } from "../transports/mount.ts";
-import { DEFAULT_DEV_ORIGIN } from "./config.ts";
+import { AddressLimit } from "./addressLimit.ts";
+import { DEFAULT_DEV_ORIGIN, type RequestLog } from "./config.ts";
 import { playgroundResponse } from "./playground.ts";
 
 export interface DevServerOptions extends HandlerOptions {
@@ -31,7 +32,13 @@ export interface DevServerOptions extends HandlerOptions {
    * through DNS rebinding. Default: none.
    */
   allowedHosts?: true | readonly string[];
-  /** Log one line per request (method, path, status, ms). Default: true. */
+  /**
+   * The request log: `"text"`, a line per request (`GET /api/bundles 200 1.2ms`); `"json"`, a
+   * JSON object per line, for a log pipeline (`time`, `method`, `path`, `status`, `ms`,
+   * `bytes`, `remote`); `"off"`. Default: `"text"`.
+   */
+  log?: RequestLog;
+  /** `false` is `log: "off"` (kept for older callers). */
   logRequests?: boolean;
   /**
    * Live reload: `GET /api/events` tells pages which components changed (server-sent events,
@@ -40,11 +47,33 @@ export interface DevServerOptions extends HandlerOptions {
   live?: boolean | LiveReloadOptions;
   /**
    * How long a client may take to send a request's headers, in ms: slow-header floods are cut
-   * off. Default: 10 000.
+   * off (408). Default: 10 000.
    */
   headersTimeoutMs?: number;
-  /** Connections open at once; more are refused, so file descriptors never run out. Default: 512. */
+  /**
+   * How long a client may take to send a whole request, body included, in ms (at least
+   * `headersTimeoutMs`): slow-body floods are cut off (408). Default: 10 000.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Connections open at once, from all clients; past it Node closes new connections unanswered,
+   * so file descriptors never run out. The bounds below keep any one client far from it.
+   * Default: 4096.
+   */
   maxConnections?: number;
+  /**
+   * Connections open at once from one remote address; past it a connection's request is
+   * answered 503 `Overloaded` with `Retry-After` and the connection closed (within 2 s if it
+   * sends none), so one client cannot take the server's connections. `Infinity`: no limit.
+   * Default: 64.
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Clients of the live-reload stream at once; past it `GET /api/events` answers 503
+   * `Overloaded` with `Retry-After`. Streams end after about 5 minutes (clients reconnect).
+   * Default: 256.
+   */
+  maxEventClients?: number;
   /**
    * Keep this declaration file of the components' props current (what `svc types` writes):
    * written at start and, unless `live` is false, whenever a schema or the listing changes.
@@ -65,8 +94,16 @@ export interface DevServer {
   readonly live: LiveReload | undefined;
   /** What keeps the `types` file current (undefined without `types`). */
   readonly types: TypesWatcher | undefined;
-  close(): Promise<void>;
+  /**
+   * Shuts down gracefully: stops listening, ends event streams with a final `closing` event,
+   * lets requests and renders in flight finish (at most `graceMs`, default 10 s; keep-alive
+   * connections are closed once their answer is out), stops the render workers.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** When a client refused for its address's many connections may try again, in seconds. */
+const ADDRESS_RETRY_AFTER = 5;
 
 /** Where `svc serve` exposes the files of its build directory (`--build-dir`). */
 export const STATIC_PREFIX = "/static/svc/";
@@ -79,6 +116,8 @@ export const STATIC_PREFIX = "/static/svc/";
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const logger = options.logger ?? consoleLogger;
+  const perAddress = options.maxConnectionsPerAddress ?? 64;
+  const limit = perAddress === Number.POSITIVE_INFINITY ? undefined : new AddressLimit(perAddress);
   const registry =
     options.registry ?? new ComponentRegistry(options.componentsDir ?? "./components", { logger });
   const handlers = createHandlers(registry, { ...options, logger });
@@ -87,29 +126,46 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     cors: { origins: options.corsOrigins ?? [DEFAULT_DEV_ORIGIN] },
     allowedHosts,
     live: options.staticMode === true ? false : (options.live ?? true),
+    maxEventClients: options.maxEventClients,
   });
-  const logRequests = options.logRequests ?? true;
+  const log = options.log ?? (options.logRequests === false ? "off" : "text");
+  /** Shutting down: answers close their connection. */
+  let closing = false;
+  /** Answers not yet written, which then close their connection too. */
+  const unanswered = new Set<ServerResponse>();
   // In static mode the playground loads components as a page would: through the manifest.
   const playground =
     options.staticMode === true && options.buildDir !== undefined
       ? { manifestUrl: `${STATIC_PREFIX}manifest.json` }
       : {};
 
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  // Node insists that the whole request may take at least as long as its headers.
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 10_000, headersTimeout);
   const server = createServer(
     {
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      requestTimeout: 30_000,
-      // How often the timeouts above are enforced (Node's default: every 30 s).
-      connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs ?? 1_000),
+      headersTimeout,
+      requestTimeout,
+      // How often the timeouts above are enforced (Node's default: every 30 s); a client is
+      // cut off at most a quarter of its timeout late.
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout / 4),
       keepAliveTimeout: 5_000,
     },
     (req, res) => {
       const started = performance.now();
-      if (logRequests) {
-        res.once("finish", () => {
-          const ms = (performance.now() - started).toFixed(1);
-          logger.info(`${req.method} ${req.url} ${res.statusCode} ${ms}ms`);
-        });
+      if (log !== "off") res.once("finish", () => logRequest(logger, log, req, res, started));
+      if (closing) res.setHeader("connection", "close");
+      else {
+        unanswered.add(res);
+        res.once("close", () => unanswered.delete(res));
+      }
+      res.once("finish", () => {
+        // Its connection is idle now: closed at once, not after the keep-alive timeout.
+        if (closing) setImmediate(() => server.closeIdleConnections());
+      });
+      if (limit?.refuses(req.socket)) {
+        writeNodeResponse(res, tooManyFromAddress(limit.max));
+        return;
       }
       const url = req.url ?? "/";
       const below = belowPrefix(url, "/api") ?? aliasOf(url);
@@ -140,7 +196,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       });
     },
   );
-  server.maxConnections = options.maxConnections ?? 512;
+  server.maxConnections = options.maxConnections ?? 4096;
+  server.once("drop", () =>
+    logger.warn(
+      `svc: ${server.maxConnections} connections are open; new ones are closed unanswered until some end (maxConnections)`,
+    ),
+  );
+  if (limit !== undefined) server.on("connection", (socket: Socket) => limit.count(socket));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -171,15 +233,60 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     handlers,
     live: api.live,
     types,
-    close: () =>
-      new Promise<void>((resolve) => {
-        api.live?.close();
-        types?.close();
-        server.close(() => resolve());
-        // Event streams never end by themselves.
-        server.closeAllConnections();
-      }),
+    close: async (graceMs = 10_000) => {
+      closing = true;
+      for (const res of unanswered) if (!res.headersSent) res.setHeader("connection", "close");
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Event streams end with their last event; idle keep-alive connections close now.
+      api.live?.close();
+      types?.close();
+      server.closeIdleConnections();
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([handlers.close?.(graceMs), deadline]);
+      await Promise.race([closed, deadline]);
+      server.closeAllConnections();
+      await closed;
+    },
   };
+}
+
+/** One request in the log, as `log` says. */
+function logRequest(
+  logger: Logger,
+  log: RequestLog,
+  req: IncomingMessage,
+  res: ServerResponse,
+  started: number,
+): void {
+  const ms = performance.now() - started;
+  if (log === "text") {
+    logger.info(`${req.method} ${req.url} ${res.statusCode} ${ms.toFixed(1)}ms`);
+    return;
+  }
+  const length = res.getHeader("content-length");
+  logger.info(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      method: req.method,
+      path: req.url,
+      status: res.statusCode,
+      ms: Math.round(ms * 10) / 10,
+      bytes: length === undefined ? undefined : Number(length),
+      remote: req.socket.remoteAddress,
+    }),
+  );
+}
+
+/** The answer on a connection past its address's limit, which then closes. */
+function tooManyFromAddress(max: number): SvcResponse {
+  const response = errorResponse(
+    new OverloadedError(
+      `This server takes at most ${max} connections from one address`,
+      ADDRESS_RETRY_AFTER,
+    ),
+  );
+  response.headers.connection = "close";
+  return response;
 }
 
 /** The core path of `svc serve`'s own paths for the loaders and the build's files. */

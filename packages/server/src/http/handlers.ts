@@ -35,6 +35,7 @@ import {
   type RenderIsolation,
   type ServerBundle,
 } from "../ssr/islandRenderer.ts";
+import type { Health } from "../ssr/renderEngine.ts";
 import { ServerSourceMaps } from "../ssr/serverSourceMaps.ts";
 
 export interface HandlerOptions {
@@ -81,17 +82,29 @@ export interface HandlerOptions {
    */
   renderTimeoutMs?: number;
   /**
-   * Where islands render. `"none"`: in the server's own thread, sharing its React — the
-   * fastest; a render that waits past `renderTimeoutMs` is aborted, but one stuck in a
-   * synchronous loop blocks the server. `"worker"`: in a worker thread, which is stopped (and
-   * replaced) when a render does not return in time — the server stays free, at the cost of a
-   * round trip between threads per render and a worker to start. Default: `"none"`.
+   * Where islands render. `"worker"`: in a pool of worker threads — every core renders, and a
+   * component that loops or exhausts memory loses its worker (replaced at once), never the
+   * server; a render's time counts from when a worker takes it up. `"none"`: in the server's
+   * own thread, sharing its React — the lowest latency, for components you trust: a render
+   * that waits past `renderTimeoutMs` is aborted, but one stuck in a synchronous loop blocks
+   * the server. Default: `"worker"`.
    */
   renderIsolation?: RenderIsolation;
+  /** Workers in the render pool. Default: the cores the process may use (`availableParallelism`). */
+  renderWorkers?: number;
   /**
-   * With `renderIsolation: "worker"`: the render worker is replaced once the component
-   * versions replaced in it (edits, new builds) add up to this many bytes of code. Default:
-   * 16 MiB.
+   * Renders that may wait for a free worker; past that a render fails at once with
+   * `Overloaded` (503, `Retry-After`), so latency never grows without bound. Default: 1024.
+   */
+  renderQueue?: number;
+  /**
+   * Each render worker's heap limit, in MiB: a component that allocates without bound fails
+   * with `RenderError` ("out of memory") and its worker is replaced. Default: 512.
+   */
+  renderMemoryMb?: number;
+  /**
+   * A render worker is replaced once the component versions replaced in it (edits, new
+   * builds) add up to this many bytes of code. Default: 16 MiB.
    */
   renderRecycleBytes?: number;
   /**
@@ -106,6 +119,7 @@ export interface HandlerOptions {
 
 export type { BundleListEntry } from "@svc/protocol";
 export type { StaticFile } from "../production/staticFiles.ts";
+export type { Health } from "../ssr/renderEngine.ts";
 
 /** One bundle as the bundle endpoint serves it. */
 export interface BundleResult {
@@ -114,6 +128,11 @@ export interface BundleResult {
   hash: string;
   /** The components it asks for by a literal name (metadata `dependencies`). */
   dependencies?: readonly string[];
+  /**
+   * It was built to answer this request (or the request waited for a build under way): a
+   * cache miss, as `Server-Timing` says.
+   */
+  built?: boolean;
   /**
    * The stylesheets it imports, in cascade order, by path relative to the bundle
    * (`card-3f2a9c0b1d4e.css`): what its `?url` form leaves out (`withoutStylesheetImports`).
@@ -209,6 +228,23 @@ export interface Handlers {
    * @throws InvalidPropsError, RenderError, RenderTimeoutError, and what loading throws
    */
   renderIsland(name: ComponentName, props: unknown, options?: IslandOptions): Promise<string>;
+  /**
+   * Starts what rendering islands needs (the render workers) and resolves once it is ready:
+   * a server calls it as it starts, so the first page does not wait for it.
+   */
+  warm?(): Promise<void>;
+  /**
+   * Whether the handler set is ready to answer everything (`GET {prefix}/health`): its build
+   * directory read, its render workers up; not while it shuts down. Asking starts the render
+   * workers when they are not yet.
+   */
+  health?(): Health;
+  /**
+   * Stops taking island renders (new ones fail with `Overloaded`), lets those in flight
+   * finish — at most `graceMs`, default 10 s — and stops the render workers. Bundles and
+   * metadata are answered as before.
+   */
+  close?(graceMs?: number): Promise<void>;
   /**
    * Tells `observer` what the handler set answers from now on (which version of which
    * component a client got, which failed): how live reload learns what to watch, without
@@ -440,6 +476,9 @@ export function createHandlers(
     {
       timeoutMs: options.renderTimeoutMs,
       isolation: options.renderIsolation,
+      workers: options.renderWorkers,
+      queueLimit: options.renderQueue,
+      memoryMb: options.renderMemoryMb,
       recycleBytes: options.renderRecycleBytes,
       apiBase: options.apiBase,
     },
@@ -452,6 +491,8 @@ export function createHandlers(
   async function liveBundle(
     name: ComponentName,
     vouched?: GetBundleOptions,
+    /** Set when the answer had to be built (or waited for a build under way). */
+    outcome?: { built: boolean },
   ): Promise<CachedBundle> {
     let component = await lookUp(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
@@ -464,6 +505,7 @@ export function createHandlers(
     // About to build: check the component itself first (deleted? a new entry file?).
     if (autoRefresh) component = registry.revalidate(name);
     if (component === undefined) throw new ComponentNotFoundError(name);
+    if (outcome !== undefined) outcome.built = true;
     try {
       return await cache.get(component);
     } catch (error) {
@@ -475,6 +517,8 @@ export function createHandlers(
     }
   }
 
+  /** `close` was called: health says so, so a load balancer takes this instance out. */
+  let closing = false;
   const observers = new Set<HandlerObserver>();
   const served = (name: ComponentName, hash: string) => {
     for (const observer of observers) observer.served(name, hash);
@@ -532,14 +576,20 @@ export function createHandlers(
         component === undefined
           ? undefined
           : cache.current(component, options.readFromSocket === true);
+      const live = () => {
+        const outcome = { built: false };
+        return told(name, liveBundle(name, options, outcome)).then((bundle) =>
+          withPreloads(outcome.built ? { ...bundle, built: true } : bundle),
+        );
+      };
       if (now instanceof Promise) {
         return now.then((hit) => {
-          if (hit === undefined) return told(name, liveBundle(name, options)).then(withPreloads);
+          if (hit === undefined) return live();
           if (observers.size > 0) served(name, hit.hash);
           return withPreloads(hit);
         });
       }
-      return told(name, liveBundle(name, options)).then(withPreloads);
+      return live();
     },
     peekBundle(name) {
       if (staticMode) return undefined;
@@ -600,6 +650,15 @@ export function createHandlers(
     },
     renderIsland(name, props, islandOptions) {
       return islands.render(name, props, islandOptions);
+    },
+    warm: () => islands.warm(),
+    health() {
+      if (closing) return { ready: false, reason: "shutting down" };
+      return islands.health();
+    },
+    close: (graceMs) => {
+      closing = true;
+      return islands.close(graceMs);
     },
   };
   if (staticFiles !== undefined) handlers.getStaticFile = (path) => staticFiles.get(path);

@@ -24,6 +24,12 @@ function setup() {
 /** A cold bundle is cached once its record is taken, just after its answer went out. */
 const afterRecord = () => new Promise((resolve) => setImmediate(resolve));
 
+/** `response` without its `Server-Timing`, which says what each answer cost. */
+function untimed(response: SvcResponse): SvcResponse {
+  const { "server-timing": _timing, ...headers } = response.headers;
+  return { ...response, headers };
+}
+
 describe("createRequestHandler", () => {
   it("answers a warm bundle synchronously, with what the cold request answered", async () => {
     const { handle, bundler } = setup();
@@ -33,8 +39,11 @@ describe("createRequestHandler", () => {
     await afterRecord();
     const warm = handle(get("/bundles/card.js"));
     expect(warm).not.toBeInstanceOf(Promise);
-    expect(warm).toEqual(first);
+    expect(untimed(warm as SvcResponse)).toEqual(untimed(first));
     expect((warm as SvcResponse).headers["x-content-type-options"]).toBe("nosniff");
+    // What each cost, as browsers show it: built for the first, from the cache for the second.
+    expect(first.headers["server-timing"]).toMatch(/^cache;desc=miss, bundle;dur=\d+\.\d$/);
+    expect((warm as SvcResponse).headers["server-timing"]).toMatch(/^cache;desc=hit, /);
     expect(bundler.builds).toBe(1);
   });
 
@@ -54,7 +63,7 @@ describe("createRequestHandler", () => {
     await Promise.resolve();
     await Promise.resolve();
     expect(order).toEqual([]); // not after a microtask: after the poll phase
-    expect(await Promise.all(answers)).toEqual([first, first]);
+    expect((await Promise.all(answers)).map(untimed)).toEqual([untimed(first), untimed(first)]);
     expect(order).toEqual(["earlier immediate", "answer", "answer"]);
   });
 

@@ -6,6 +6,7 @@ import {
   DEV_LOADER_PATH,
   ESM_LOADER_PATH,
   EVENTS_PATH,
+  HEALTH_PATH,
   InvalidPropsError,
   ISLANDS_SCRIPT_PATH,
   LIST_PATH,
@@ -32,9 +33,21 @@ import {
   isSvcError,
   MethodNotAllowedError,
   NotFoundError,
+  OverloadedError,
   PayloadTooLargeError,
   toErrorResponse,
+  UnsupportedMediaTypeError,
 } from "../errors.ts";
+import {
+  errorKindOf,
+  instruments,
+  inTrace,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  startSpan,
+  withSpan,
+} from "../telemetry.ts";
 import {
   devLoaderScriptPath,
   islandsScriptPath,
@@ -42,7 +55,7 @@ import {
   loaderScriptPath,
 } from "../util/loaderFiles.ts";
 import { turnEnd } from "../util/loopTurn.ts";
-import { eventStream, type LiveSource } from "./eventStream.ts";
+import { EventStreams, type LiveSource } from "./eventStream.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
 
@@ -119,6 +132,13 @@ export interface RequestHandlerOptions {
    * decides; `svc serve` passes its `--allowed-host` list.
    */
   allowedHosts?: true | readonly string[];
+  /**
+   * Clients of the live-reload stream served at once; past it `GET /events` answers 503
+   * `Overloaded` with `Retry-After` (svc's clients retry by themselves). Each stream is ended
+   * after about 5 minutes and its client reconnects, so none holds its place for good.
+   * Default: 256.
+   */
+  maxEventClients?: number;
 }
 
 /**
@@ -135,6 +155,7 @@ const ALLOW = "GET, HEAD, OPTIONS";
 
 type Route =
   | { kind: "list" }
+  | { kind: "health" }
   | { kind: "bundle"; name: string }
   | { kind: "stylesheet"; name: string }
   | { kind: "file"; path: string }
@@ -174,6 +195,7 @@ function routeOf(path: string): Route | undefined {
   if (path === ESM_LOADER_PATH) return { kind: "esmLoader" };
   if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path === EVENTS_PATH) return { kind: "events" };
+  if (path === HEALTH_PATH) return { kind: "health" };
   if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
   return undefined;
 }
@@ -195,14 +217,31 @@ export function createRequestHandler(
     extras: createLoaderFile(options.loaderExtras ?? loaderExtrasPath),
     islands: createLoaderFile(options.islandsScript ?? islandsScriptPath),
   };
-  const context: Context = { handlers, loaders, allowed, events: options.events };
+  const events =
+    options.events === undefined
+      ? undefined
+      : new EventStreams(options.events, {
+          maxClients: options.maxEventClients,
+          logger: handlers.logger,
+        });
+  const context: Context = { handlers, loaders, allowed, events };
 
-  function fail(error: unknown): SvcResponse {
-    if (!isSvcError(error)) handlers.logger.error("svc: unexpected error", error);
-    return errorResponse(error);
+  function fail(request: SvcRequest, error: unknown): SvcResponse {
+    // A client that went away mid-request (a body cut off) is no fault of the server's.
+    if (!isSvcError(error) && request.signal?.aborted !== true) {
+      handlers.logger.error("svc: unexpected error", error);
+    }
+    const response = errorResponse(error);
+    instruments().errors.add(1, { "error.type": errorKindOf(error) });
+    return response;
   }
 
-  function finish(request: SvcRequest, response: SvcResponse): SvcResponse {
+  function finish(request: SvcRequest, response: SvcResponse, span: Span): SvcResponse {
+    if (span.isRecording()) {
+      span.setAttribute("http.response.status_code", response.status);
+      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
     if (allowed.size > 0) {
       Object.assign(response.headers, corsFor(allowed, request.header("origin")));
     }
@@ -216,22 +255,25 @@ export function createRequestHandler(
   }
 
   return function handle(request) {
+    const path = stripQuery(request.url);
+    const route = routeOf(path);
+    const span = requestSpan(request, path, route);
     let result: SvcResponse | Promise<SvcResponse>;
     try {
       if (hosts !== true && !isHostAllowed(request.header("host"), hosts)) {
         throw new HostNotAllowedError(request.header("host") ?? "");
       }
-      result = respond(context, request);
+      result = withSpan(span, () => respond(context, request, path, route));
     } catch (error) {
-      result = fail(error);
+      result = fail(request, error);
     }
     if (isThenable(result)) {
       return Promise.resolve(result).then(
-        (response) => finish(request, response),
-        (error: unknown) => finish(request, fail(error)),
+        (response) => finish(request, response, span),
+        (error: unknown) => finish(request, fail(request, error), span),
       );
     }
-    return finish(request, result);
+    return finish(request, result, span);
   };
 }
 
@@ -246,6 +288,7 @@ export function errorResponse(error: unknown): SvcResponse {
     "x-content-type-options": "nosniff",
   };
   if (error instanceof MethodNotAllowedError) headers.allow = error.allow;
+  if (error instanceof OverloadedError) headers["retry-after"] = String(error.retryAfter);
   return json(status, body, headers);
 }
 
@@ -266,16 +309,67 @@ interface Context {
   handlers: Handlers;
   loaders: Record<"production" | "development" | "extras" | "islands", () => Promise<LoadedFile>>;
   allowed: ReadonlySet<string>;
-  events: LiveSource | undefined;
+  events: EventStreams | undefined;
 }
+
+/** When a client refused an event stream may try again, in seconds. */
+const EVENTS_RETRY_AFTER = 10;
 
 const FROM_SOCKET = { readFromSocket: true } as const;
 
+/**
+ * The span of one request (OpenTelemetry; a no-op until the app registers an SDK), named by
+ * its route's template (`GET /bundles/{name}.js`), a child of the app's own span if any.
+ */
+function requestSpan(request: SvcRequest, path: string, route: Route | undefined): Span {
+  const template = routeTemplate(route, path);
+  const attributes: Record<string, string> = {
+    "http.request.method": request.method,
+    "http.route": template,
+    "url.path": path,
+  };
+  if (route !== undefined && "name" in route) attributes["svc.component"] = route.name;
+  return startSpan(
+    `${request.method} ${template}`,
+    attributes,
+    inTrace() ? SpanKind.INTERNAL : SpanKind.SERVER,
+  );
+}
+
+/** A route's path with its variable parts named (`/bundles/{name}.js`): what spans are named by. */
+function routeTemplate(route: Route | undefined, path: string): string {
+  switch (route?.kind) {
+    case undefined:
+      return "(unknown)";
+    case "list":
+      return LIST_PATH;
+    case "bundle":
+      return "/bundles/{name}.js";
+    case "stylesheet":
+      return "/bundles/{name}.css";
+    case "file":
+      return "/bundles/{file}";
+    case "metadata":
+      return "/bundles/{name}/metadata";
+    case "island":
+      return "/bundles/{name}/html";
+    case "vendor":
+      return `${VENDOR_PATH}{file}`;
+    case "static":
+      return `${STATIC_PATH}{path}`;
+    default:
+      return path;
+  }
+}
+
 /** The response to `request`: synchronously for a warm bundle asked in process, else a promise. */
-function respond(context: Context, request: SvcRequest): SvcResponse | Promise<SvcResponse> {
+function respond(
+  context: Context,
+  request: SvcRequest,
+  path: string,
+  route: Route | undefined,
+): SvcResponse | Promise<SvcResponse> {
   const { handlers } = context;
-  const path = stripQuery(request.url);
-  const route = routeOf(path);
   if (route?.kind === "island") {
     if (request.method === "OPTIONS") return preflight(context.allowed, request, "POST");
     if (request.method !== "POST") throw new MethodNotAllowedError(request.method, "POST");
@@ -289,6 +383,7 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
   switch (route?.kind) {
     case "bundle": {
       const name = decodeName(route.name);
+      const started = performance.now();
       const ready = handlers.peekBundle?.(name);
       const readyVendor = ready === undefined ? undefined : vendorLinks(ready.code);
       if (ready !== undefined && !(readyVendor instanceof Promise)) {
@@ -297,17 +392,17 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
         // less per request than a write in the middle of reading (the memory rows of
         // `npm run bench -- bridges`, docs/PERFORMANCE.md).
         if (request.readFromSocket === true) {
-          return turnEnd().then(() => bundleResponse(request, ready, readyVendor));
+          return turnEnd().then(() => bundleResponse(request, ready, readyVendor, started));
         }
-        return bundleResponse(request, ready, readyVendor);
+        return bundleResponse(request, ready, readyVendor, started);
       }
       const options = request.readFromSocket === true ? FROM_SOCKET : undefined;
       // No async function: a warm bundle's links are known, and each await is a microtask.
       return handlers.getBundle(name, options).then((bundle) => {
         const vendor = vendorLinks(bundle.code);
         return vendor instanceof Promise
-          ? vendor.then((links) => bundleResponse(request, bundle, links))
-          : bundleResponse(request, bundle, vendor);
+          ? vendor.then((links) => bundleResponse(request, bundle, links, started))
+          : bundleResponse(request, bundle, vendor, started);
       });
     }
     case "stylesheet": {
@@ -368,12 +463,21 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
           body: file.body,
         });
       });
-    case "events":
+    case "events": {
       // Live reload is off here (production, static mode, `live: false`): 204 is what tells an
       // `EventSource` to stop reconnecting (HTML's server-sent events), so a page left with
       // `data-svc-live` or `<SvcProvider live>` stops at once, with nothing in its console.
       if (context.events === undefined) {
         return { status: 204, headers: { "cache-control": "no-store" }, body: null };
+      }
+      // A `HEAD` (what a client that lost the stream asks: is one served here?) subscribes
+      // to nothing, so it starts no watching and takes no place.
+      const body = request.method === "HEAD" ? null : context.events.open(request.signal);
+      if (body === undefined) {
+        throw new OverloadedError(
+          `${context.events.max} clients follow the live-reload stream already`,
+          EVENTS_RETRY_AFTER,
+        );
       }
       return {
         status: 200,
@@ -382,12 +486,13 @@ function respond(context: Context, request: SvcRequest): SvcResponse | Promise<S
           "cache-control": "no-cache, no-transform",
           "x-accel-buffering": "no",
         },
-        // A `HEAD` (what a client that lost the stream asks: is one served here?) subscribes
-        // to nothing, so it starts no watching.
-        body: request.method === "HEAD" ? null : eventStream(context.events, request.signal),
+        body,
       };
+    }
     case "static":
       return staticResponse(handlers, request, route.path);
+    case "health":
+      return healthResponse(handlers);
     default:
       throw new NotFoundError(`No svc endpoint at ${truncate(path)}.`);
   }
@@ -424,6 +529,10 @@ async function islandResponse(
   request: SvcRequest,
   name: ComponentName,
 ): Promise<SvcResponse> {
+  // Props come as `application/json` only: a page of another origin can make a browser POST
+  // `text/plain` without a CORS preflight, not `application/json`, so CORS decides who renders.
+  const contentType = request.header("content-type");
+  if (!isJsonType(contentType)) throw new UnsupportedMediaTypeError(name, contentType);
   const hydrateParam = new URLSearchParams(queryOf(request.url) ?? "").get("hydrate");
   const hydrate = hydrateParam === null ? undefined : parseHydrate(hydrateParam);
   if (hydrateParam !== null && hydrate === undefined) {
@@ -448,12 +557,33 @@ async function islandResponse(
       });
     }
   }
+  const started = performance.now();
   const html = await handlers.renderIsland(name, props, { hydrate });
   return {
     status: 200,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "server-timing": `render;dur=${(performance.now() - started).toFixed(1)}`,
+    },
     body: html,
   };
+}
+
+/**
+ * Readiness: 200 with `{ "status": "ready" }` once the handler set can answer everything (its
+ * render workers up); 503 with `Retry-After` and the reason while they start, or once it
+ * shuts down — so a load balancer sends it nothing then. Never cached.
+ */
+function healthResponse(handlers: Handlers): SvcResponse {
+  const health = handlers.health?.() ?? { ready: true };
+  const { ready, reason, render } = health;
+  const body = ready
+    ? { status: "ready", ...(render === undefined ? {} : { render }) }
+    : { status: "unavailable", reason, ...(render === undefined ? {} : { render }) };
+  const headers: Record<string, string> = { "cache-control": "no-store" };
+  if (!ready) headers["retry-after"] = "1";
+  return json(ready ? 200 : 503, body, headers);
 }
 
 /**
@@ -465,14 +595,19 @@ function bundleResponse(
   request: SvcRequest,
   bundle: BundleResult,
   /** The vendor files `loader.js` fetches alongside (`vendorLinks`). */
-  vendor?: string,
+  vendor: string | undefined,
+  /** When the request began (`performance.now()`), for `Server-Timing`. */
+  started: number,
 ): SvcResponse {
   const { version, variant } = parseBundleQuery(queryOf(request.url));
   const headers: Record<string, string> = {
     "content-type": JS_TYPE,
     "cache-control": version === bundle.hash ? IMMUTABLE : "no-cache",
     etag: variant === undefined ? `"${bundle.hash}"` : `"${bundle.hash}-${variant}"`,
+    // What the answer cost, as browsers' dev tools show it: from the cache, or built for it.
+    "server-timing": `cache;desc=${bundle.built === true ? "miss" : "hit"}, bundle;dur=${(performance.now() - started).toFixed(1)}`,
   };
+  instruments().bundleRequests.add(1, { "svc.cache": bundle.built === true ? "miss" : "hit" });
   const links = [
     bundle.preload !== undefined && bundle.preload.length > 0 ? preloadLinks(bundle.preload) : "",
     vendor ?? "",
@@ -706,6 +841,11 @@ function corsFor(allowed: ReadonlySet<string>, origin: string | undefined): Reco
   if (allowed.has("*")) return { "access-control-allow-origin": "*", ...expose };
   if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" };
   return { "access-control-allow-origin": origin, vary: "Origin", ...expose };
+}
+
+/** `application/json`, in any case, with or without parameters (`; charset=utf-8`). */
+function isJsonType(contentType: string | undefined): boolean {
+  return contentType?.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 }
 
 function queryOf(url: string): string | undefined {

@@ -21,8 +21,19 @@ export interface BridgeOptions extends HandlerOptions, RequestHandlerOptions {
   live?: boolean | LiveReloadOptions | LiveReload;
 }
 
+/** What every bridge gives for a graceful shutdown (see {@link BridgeHandler.close}). */
+export interface SvcClosable {
+  /**
+   * Shuts svc down gracefully: event streams end with a last `closing` event, island renders
+   * in flight finish (at most `graceMs`, default 10 s) while new ones fail with `Overloaded`,
+   * `GET {prefix}/health` answers 503, and the render workers stop. Call it when your server
+   * stops (after `server.close()`, say, on SIGTERM); bundles are answered meanwhile.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
 /** A request handler with its handler set, its islands and its live reload, when it has one. */
-export interface BridgeHandler extends RequestHandler {
+export interface BridgeHandler extends RequestHandler, SvcClosable {
   readonly handlers: Handlers;
   readonly islands: SvcIslands;
   readonly live: LiveReload | undefined;
@@ -40,7 +51,11 @@ export function createBridgeHandler(
   const handlers = resolveHandlers(source, options);
   const live = resolveLive(handlers, options);
   const handle = createRequestHandler(handlers, { ...options, events: live });
-  return Object.assign(handle, { handlers, islands: createIslands(handlers), live });
+  const close = async (graceMs?: number) => {
+    live?.close();
+    await handlers.close?.(graceMs);
+  };
+  return Object.assign(handle, { handlers, islands: createIslands(handlers), live, close });
 }
 
 /**

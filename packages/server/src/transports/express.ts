@@ -4,11 +4,11 @@ import type { RequestHandler as ExpressMiddleware } from "express";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
-import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { answerNode } from "./internal/node.ts";
 
 /** The svc middleware, its islands, and the middleware that hands them to the app's routes. */
-export interface SvcExpress extends ExpressMiddleware, SvcIslands {
+export interface SvcExpress extends ExpressMiddleware, SvcIslands, SvcClosable {
   /** Middleware that puts the islands in `res.locals.svc`, for the app's routes and views. */
   readonly locals: ExpressMiddleware;
 }
@@ -40,7 +40,7 @@ export function svcExpress(
     res.locals.svc = islands;
     next();
   };
-  return Object.assign(middleware, { island: islands.island, locals });
+  return Object.assign(middleware, { island: islands.island, locals, close: handle.close });
 }
 
 /** @deprecated Renamed {@link svcExpress}; this alias goes in the next minor version. */

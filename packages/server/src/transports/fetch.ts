@@ -4,7 +4,7 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createBridgeHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
@@ -14,7 +14,7 @@ export interface FetchHandlerOptions extends BridgeOptions {
 }
 
 /** A web-standard fetch handler, with the islands of its handler set. */
-export interface FetchHandler extends SvcIslands {
+export interface FetchHandler extends SvcIslands, SvcClosable {
   (request: Request): Promise<Response>;
 }
 
@@ -34,5 +34,5 @@ export function createFetchHandler(
     const response = handle(fromWebRequest(request, below));
     return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
   };
-  return Object.assign(fetchHandler, { island: handle.islands.island });
+  return Object.assign(fetchHandler, { island: handle.islands.island, close: handle.close });
 }

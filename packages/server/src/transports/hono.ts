@@ -6,12 +6,12 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { requirePeer } from "../util/peer.ts";
-import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { createPatternMount } from "./mount.ts";
 
 /** The svc middleware, its islands, and the middleware that hands them to the app's routes. */
-export interface SvcHono extends MiddlewareHandler, SvcIslands {
+export interface SvcHono extends MiddlewareHandler, SvcIslands, SvcClosable {
   /** Middleware that sets the context variable `svc` to the islands: `c.get("svc")`. */
   readonly locals: MiddlewareHandler<{ Variables: { svc: SvcIslands } }>;
 }
@@ -48,7 +48,11 @@ export function svcHono(
     c.set("svc", islands);
     return next();
   };
-  return Object.assign(middleware as MiddlewareHandler, { island: islands.island, locals });
+  return Object.assign(middleware as MiddlewareHandler, {
+    island: islands.island,
+    locals,
+    close: handle.close,
+  });
 }
 
 /**

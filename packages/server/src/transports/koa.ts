@@ -5,7 +5,7 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
-import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
@@ -15,7 +15,7 @@ export interface SvcKoaOptions extends BridgeOptions {
 }
 
 /** The svc middleware and its islands. */
-export interface SvcKoa extends Middleware, SvcIslands {}
+export interface SvcKoa extends Middleware, SvcIslands, SvcClosable {}
 
 /**
  * The svc endpoints as Koa middleware (Koa 2.15+ and 3), live reload included in development.
@@ -44,7 +44,7 @@ export function svcKoa(source: ComponentRegistry | Handlers, options: SvcKoaOpti
     if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
     answer(ctx, response);
   };
-  return Object.assign(middleware, { island: islands.island });
+  return Object.assign(middleware, { island: islands.island, close: handle.close });
 }
 
 function answer(ctx: Context, response: SvcResponse): void {

@@ -126,7 +126,9 @@ function defineModule(
             options,
           );
           routeFor(common, controller, host.httpAdapter.getType());
-          return handle;
+          // Nest calls it on `app.close()` (and on signals, with `enableShutdownHooks()`):
+          // renders in flight finish, the render workers stop.
+          return Object.assign(handle, { onApplicationShutdown: () => handle.close() });
         },
       },
       {

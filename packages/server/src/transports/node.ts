@@ -5,7 +5,7 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
-import { type BridgeOptions, createBridgeHandler } from "./bridgeHandler.ts";
+import { type BridgeOptions, createBridgeHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { answerNode, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
 
@@ -18,7 +18,7 @@ export interface NodeHandlerOptions extends BridgeOptions {
  * A `node:http` request listener (`next` is called for requests outside the prefix), with the
  * islands of its handler set.
  */
-export interface NodeHandler extends SvcIslands {
+export interface NodeHandler extends SvcIslands, SvcClosable {
   (req: IncomingMessage, res: ServerResponse, next?: () => void): void;
 }
 
@@ -47,5 +47,5 @@ export function createNodeHandler(
     }
     answerNode(handle, req, res, url);
   };
-  return Object.assign(listener, { island: handle.islands.island });
+  return Object.assign(listener, { island: handle.islands.island, close: handle.close });
 }
