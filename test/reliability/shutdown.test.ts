@@ -52,6 +52,44 @@ function render(base: string, agent: Agent, n: number) {
 }
 
 describe("svc serve on SIGTERM", () => {
+  it("while a component loops: the loop is stopped at its time limit, answered, and svc exits 0", async () => {
+    const dir = writeTree({
+      ...COMPONENTS,
+      "looper/index.tsx":
+        "export default function Looper({ n = 1 }: { n?: number }) {\n  let i = 0;\n  while (n > 0) i++;\n  return <p>{i}</p>;\n}\n",
+      "svc.config.json": JSON.stringify({ sources: ["."], serve: { renderTimeoutMs: 1000 } }),
+    });
+    const svc = startSvc(["serve", "--host", "127.0.0.1", "--port", "0"], { cwd: dir });
+    const [, port] = (await svc.waitFor(/api:\s+http:\/\/[^:]+:(\d+)\//)) as RegExpMatchArray;
+    const base = `http://127.0.0.1:${port}`;
+    const agent = new Agent({ keepAlive: true });
+    expect((await render(base, agent, -1)).status).toBe(200); // warm: the workers are up
+    const looping = new Promise<{ status?: number; body?: string }>((resolve) => {
+      const req = request(
+        `${base}/api/bundles/looper/html`,
+        { method: "POST", agent, headers: { "content-type": "application/json" } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode, body: text }));
+        },
+      );
+      req.end("{}");
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = performance.now();
+    svc.child.kill("SIGTERM");
+    const answer = await looping;
+    const { code } = await svc.exited;
+    agent.destroy();
+    expect(code).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(1000 + 2000);
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.body ?? "")).toMatchObject({ error: "RenderTimeout", name: "looper" });
+  });
+
   it.each(["SIGTERM", "SIGINT"] as const)(
     "%s with 50 renders in flight: each finishes or gets a complete error; exit code 0",
     async (signal) => {
