@@ -406,6 +406,124 @@ export function conformance(driver: Driver): void {
     });
   });
 
+  describe("the batch endpoint and fallbacks", () => {
+    let server: Running | undefined;
+    beforeAll(async () => {
+      const dir = writeTree({
+        "card/index.tsx":
+          "export default function Card({ n = 0 }: { n?: number }) {\n  return <p>card {n}</p>;\n}\n",
+        "card/schema.json": JSON.stringify({ properties: { n: { type: "integer" } } }),
+        "thrower/index.tsx":
+          "export default function Thrower(): never {\n  throw new Error('no');\n}\n",
+      });
+      const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+        logger: silentLogger,
+        renderIsolation: "none",
+      });
+      server = await driver.start({ source: handlers, options: { live: false }, prefix: "/api" });
+    });
+    afterAll(() => server?.close());
+
+    it("renders a page's islands in one request: each its HTML or its usual error, in order, one failing never failing the others", async () => {
+      const { url } = server as Running;
+      const answer = await post(
+        url,
+        "/api/islands",
+        JSON.stringify({
+          islands: [
+            { id: "a", name: "card", props: { n: 1 }, hydrate: "visible" },
+            { id: "b", name: "card", props: { n: "x" } },
+            { id: "c", name: "nope" },
+            { id: "d", name: "thrower" },
+            { id: "e", name: "thrower", fallback: "client" },
+            { id: "f", name: "card", hydrate: "bogus" },
+            { id: "g", name: "bad..name" },
+            { id: "h", name: "card", props: { n: 2 } },
+          ],
+        }),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers["content-type"]).toBe(JSON_TYPE);
+      expect(answer.headers["cache-control"]).toBe("no-store");
+      expect(answer.headers["server-timing"]).toMatch(/^render;dur=/);
+      const { islands } = JSON.parse(answer.body.toString()) as {
+        islands: { id: string; status: number; html?: string; error?: { error: string } }[];
+      };
+      expect(islands.map((i) => [i.id, i.status, i.error?.error])).toEqual([
+        ["a", 200, undefined],
+        ["b", 422, "InvalidProps"],
+        ["c", 404, "ComponentNotFound"],
+        ["d", 500, "RenderError"],
+        ["e", 200, undefined],
+        ["f", 400, "InvalidProps"],
+        ["g", 422, "InvalidComponentName"],
+        ["h", 200, undefined],
+      ]);
+      expect(islands[0]?.html).toMatch(/data-svc-hydrate="visible">.*card <!-- -->1/);
+      expect(islands[7]?.html).toContain("card <!-- -->2");
+      // The fallback: a container the browser renders itself, same props, and why.
+      expect(islands[4]?.html).toMatch(
+        /^<div data-svc-component="thrower" data-svc-props='\{\}' data-svc-hash="[0-9a-f]{12}" data-svc-hydrate="load" data-svc-fallback="RenderError"><\/div>$/,
+      );
+    });
+
+    it("answers a single island's failure with a client-rendered container when asked (?fallback=client)", async () => {
+      const { url } = server as Running;
+      const plain = await post(url, "/api/bundles/thrower/html", "{}");
+      expect(plain.status).toBe(500);
+      const fallback = await post(
+        url,
+        "/api/bundles/thrower/html?fallback=client&hydrate=idle",
+        "{}",
+      );
+      expect(fallback.status).toBe(200);
+      expect(fallback.body.toString()).toContain(
+        'data-svc-hydrate="idle" data-svc-fallback="RenderError"',
+      );
+      expect(fallback.body.toString()).not.toContain("data-svc-ssr");
+      const wrong = await post(url, "/api/bundles/thrower/html?fallback=server", "{}");
+      expect(wrong.status).toBe(400);
+    });
+
+    it("keeps its bounds: 256 islands, 1 MiB, JSON only, one id each — with the usual bodies", async () => {
+      const { url } = server as Running;
+      const many = Array.from({ length: 257 }, (_, i) => ({ id: `i${i}`, name: "card" }));
+      const tooMany = await post(url, "/api/islands", JSON.stringify({ islands: many }));
+      expect(tooMany.status).toBe(400);
+      expect(svcErrorKind(tooMany)).toBe("InvalidProps");
+      expect(JSON.parse(tooMany.body.toString()).message).toContain("at most 256");
+      const ok = await post(url, "/api/islands", JSON.stringify({ islands: many.slice(0, 256) }));
+      expect(ok.status).toBe(200);
+      const large = await post(
+        url,
+        "/api/islands",
+        JSON.stringify({
+          islands: [{ id: "a", name: "card", props: { s: "x".repeat(1024 * 1024) } }],
+        }),
+      );
+      expect(large.status).toBe(413);
+      // A framework that parses bodies first (NestJS on Fastify) answers with its own body.
+      if (!driver.parsesBodiesFirst) expect(svcErrorKind(large)).toBe("PayloadTooLarge");
+      const text = await post(url, "/api/islands", '{"islands":[]}', "text/plain");
+      expect(text.status).toBe(415);
+      for (const body of [
+        '{"islands":[{"id":"a","name":"card"},{"id":"a","name":"card"}]}',
+        "[]",
+        '{"x":1}',
+        "no",
+      ]) {
+        const refused = await post(url, "/api/islands", body);
+        expect([body, refused.status]).toEqual([body, 400]);
+        if (!driver.parsesBodiesFirst || body.startsWith("{")) {
+          expect(svcErrorKind(refused)).toBe("InvalidProps");
+        }
+      }
+      const get = await send(url, "/api/islands");
+      expect(get.status).toBe(405);
+      expect(get.headers.allow).toBe("POST");
+    });
+  });
+
   describe("health, Server-Timing and shutdown", () => {
     it("answers /health 503 while the render workers start, 200 once up; Server-Timing on bundles and islands; 503 once closed", async () => {
       const dir = writeTree({

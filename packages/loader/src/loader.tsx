@@ -19,6 +19,7 @@
  * imports `@svc/react` is rendered inside its `SvcProvider`, so `useComponent` works below it.
  */
 import {
+  ISLAND_ATTRIBUTES,
   type KnownName,
   LOADER_EXTRAS_FILE,
   LOADER_EXTRAS_PATH,
@@ -156,6 +157,19 @@ interface Source {
 // this check keeps the rule when the file is bundled some other way.
 if (window.svc === undefined) window.svc = createLoader();
 
+/**
+ * The API a loader that svc serves to a page of another origin belongs to: its script's
+ * directory (`http://127.0.0.1:8000/api/loader.js` → `http://127.0.0.1:8000/api`), so the page
+ * needs nothing but the script tag. On the page's own origin `/api` stays the default: a copy
+ * of the loader may be served from anywhere there.
+ */
+function apiOfScript(script: HTMLScriptElement | null): string | undefined {
+  if (!script?.src) return undefined;
+  const url = new URL(script.src, document.baseURI);
+  if (url.origin === location.origin) return undefined;
+  return new URL(".", url).href.replace(/\/+$/, "");
+}
+
 function createLoader(): SvcGlobal {
   const script =
     document.currentScript instanceof HTMLScriptElement
@@ -169,7 +183,7 @@ function createLoader(): SvcGlobal {
   const manifestUrl =
     script?.dataset.svcManifest ??
     document.querySelector<HTMLScriptElement>("script[data-svc-manifest]")?.dataset.svcManifest;
-  const defaultApi = script?.dataset.svcApi ?? "/api";
+  const defaultApi = script?.dataset.svcApi ?? apiOfScript(script) ?? "/api";
   const liveEverywhere = isLive(script);
 
   const { R, createRoot, hydrateRoot, problem } = resolveModules();
@@ -189,12 +203,17 @@ function createLoader(): SvcGlobal {
   };
 
   const sources = new Map<string, Source>();
-  const sourceFor = (apiBase: string): Source => {
-    const key = `${manifestUrl ?? ""}\n${apiBase}`;
+  /** The source of `apiBase` (and `manifest`: a static build's, the page's by default). */
+  const sourceFor = (apiBase: string, manifest = manifestUrl): Source => {
+    const key = `${manifest ?? ""}\n${apiBase}`;
     let source = sources.get(key);
     if (source === undefined) {
       source = {
-        client: createSvcClient({ apiBase, manifestUrl, moduleLoading: __SVC_MODULE_LOADING__ }),
+        client: createSvcClient({
+          apiBase,
+          manifestUrl: manifest,
+          moduleLoading: __SVC_MODULE_LOADING__,
+        }),
         modules: new Map(),
         metadata: new Map(),
         revision: 0,
@@ -218,9 +237,10 @@ function createLoader(): SvcGlobal {
           ? // `.js`: a consumer's type check reaches this file, and may not allow `.ts` here.
             import("./extras.js")
           : importExtras(
-              manifestUrl === undefined
+              source.client.manifestUrl === undefined
                 ? `${source.client.apiBase}${LOADER_EXTRAS_PATH}`
-                : new URL(LOADER_EXTRAS_FILE, new URL(manifestUrl, document.baseURI)).href,
+                : new URL(LOADER_EXTRAS_FILE, new URL(source.client.manifestUrl, document.baseURI))
+                    .href,
             );
       extras = pending;
       pending.catch(() => {
@@ -478,7 +498,11 @@ function createLoader(): SvcGlobal {
   function mount(container: Element) {
     if (mounted.has(container)) return;
     const name = container.getAttribute("data-svc-component") ?? "";
-    const source = sourceFor(container.getAttribute("data-svc-api") ?? defaultApi);
+    // An island names where its svc is (a page of another origin, a static build's manifest).
+    const source = sourceFor(
+      container.getAttribute(ISLAND_ATTRIBUTES.api) ?? defaultApi,
+      container.getAttribute(ISLAND_ATTRIBUTES.manifest) ?? manifestUrl,
+    );
     const hash = container.getAttribute("data-svc-hash");
     if (hash) source.client.setHash(name, hash);
     if (liveEverywhere || isLive(container)) follow(source);
@@ -539,7 +563,7 @@ function createLoader(): SvcGlobal {
 
   /** One live-reload connection per API (static mode has no event stream). */
   function follow(source: Source) {
-    if (source.live || manifestUrl !== undefined) return;
+    if (source.live || source.client.manifestUrl !== undefined) return;
     source.live = true;
     extrasFor(source).then(
       ({ followLive }) => {

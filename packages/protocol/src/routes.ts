@@ -30,6 +30,8 @@ export const VENDOR_PATH = "/vendor/";
 export const STATIC_PATH = "/static/";
 /** Readiness, for load balancers and orchestrators: 200 when ready, 503 with the reason. */
 export const HEALTH_PATH = "/health";
+/** A page's islands rendered in one request (`POST`, JSON). */
+export const ISLANDS_PATH = "/islands";
 
 /**
  * The query flag that asks for a bundle as `moduleLoading: "url"` imports it: without the

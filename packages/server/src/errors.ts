@@ -103,7 +103,7 @@ export class PayloadTooLargeError extends SvcError {
  * `application/json`, which a page of another origin cannot send without a CORS preflight.
  */
 export class UnsupportedMediaTypeError extends SvcError {
-  constructor(name: string, contentType: string | undefined) {
+  constructor(name: string | undefined, contentType: string | undefined) {
     super(
       "UnsupportedMediaType",
       `The props of an island are JSON: send them with Content-Type: application/json (${

@@ -60,6 +60,7 @@ interface ServeFlags extends CommonFlags {
   renderIsolation?: unknown;
   renderWorkers?: unknown;
   log?: unknown;
+  publicUrl?: string;
 }
 
 function parseRenderWorkers(value: unknown): number | undefined {
@@ -120,6 +121,7 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
     renderIsolation: parseChoice("--render-isolation", flags.renderIsolation, ["worker", "none"]),
     renderWorkers: parseRenderWorkers(flags.renderWorkers),
     log: parseChoice("--log", flags.log, REQUEST_LOGS),
+    publicUrl: flags.publicUrl,
   };
   const config = await resolveConfig({ configFile: flags.config, flags: configFlags });
   const logger = consoleLogger;
@@ -161,6 +163,8 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
       log: config.serve.log,
       maxConnectionsPerAddress: config.serve.maxConnectionsPerAddress,
       maxEventClients: config.serve.maxEventClients,
+      publicUrl: config.publicUrl,
+      staticUrl: config.staticUrl,
       logger,
     });
   } catch (error) {
@@ -314,6 +318,10 @@ export function createCli() {
       )
       .option("--render-workers <n>", "Render workers in the pool (default: the machine's cores)")
       .option("--log <format>", "Request log: text, json or off (default: text)")
+      .option(
+        "--public-url <url>",
+        "The URL at which browsers reach the API, when pages come from another origin or a proxy (e.g. http://127.0.0.1:8000/api); default: $SVC_PUBLIC_URL, else /api",
+      )
       .example("svc serve --components-dir ./src/components --port 3001")
       .example("svc serve --build-dir dist/svc --static");
 
@@ -357,9 +365,14 @@ export function createCli() {
   )
     .option("--out <file>", "Declaration file (default: types in svc.config, else svc-env.d.ts)")
     .option("--prefix <prefix>", "Register the components as PREFIX:name")
+    .option(
+      "--python <file>",
+      "Write the props as Python TypedDicts to this module instead (for Django, Flask, FastAPI)",
+    )
     .option("--check", "Write nothing; exit 1 when the file is out of date (for CI)")
     .example("svc types")
     .example("svc types --out src/svc-env.d.ts --check")
+    .example("svc types --python app/svc_types.py")
     .action((flags: TypesFlags) => typesCommand(flags, cli.rawArgs.slice(2)));
   cli
     .command(

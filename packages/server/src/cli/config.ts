@@ -76,6 +76,18 @@ export interface SvcConfig {
     /** Write `vendor/`, `loader.esm.js` and `importmap.json` (the no-blob CSP mode). Default: true. */
     importMap?: boolean;
   };
+  /**
+   * The URL at which browsers reach svc's API: `http://127.0.0.1:8000/api` when pages come from
+   * another origin, `/svc` or `https://shop.example/svc` behind a proxy that maps it to svc's
+   * `/api`. Every URL svc writes for a browser starts with it. Default: `/api` (same origin).
+   * Also `SVC_PUBLIC_URL`, `svc serve --public-url`.
+   */
+  publicUrl?: string;
+  /**
+   * Where browsers reach the build directory in static mode (a CDN's URL, say). Default:
+   * `{publicUrl}/static`, where `svc serve` serves it.
+   */
+  staticUrl?: string;
   serve?: {
     /** Default: "0.0.0.0". */
     host?: string;
@@ -148,6 +160,7 @@ export interface ConfigFlags {
   renderIsolation?: "worker" | "none";
   renderWorkers?: number;
   log?: RequestLog;
+  publicUrl?: string;
 }
 
 export interface ResolveConfigOptions {
@@ -174,6 +187,10 @@ export interface ResolvedConfig {
   builtinExamples: boolean;
   /** The declaration file of the components' props (`types`, `svc types --out`), if set. */
   types: string | undefined;
+  /** Where browsers reach the API, when set (`--public-url`, `SVC_PUBLIC_URL`, `publicUrl`). */
+  publicUrl: string | undefined;
+  /** Where browsers reach the build directory in static mode, when set. */
+  staticUrl: string | undefined;
   build: {
     output: string | undefined;
     minify: boolean;
@@ -282,6 +299,15 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     configFile,
     sources,
     builtinExamples,
+    publicUrl: checkUrl(
+      flags.publicUrl ?? (env.SVC_PUBLIC_URL || undefined) ?? config.publicUrl,
+      flags.publicUrl !== undefined
+        ? "--public-url"
+        : env.SVC_PUBLIC_URL
+          ? "SVC_PUBLIC_URL"
+          : `${where}: publicUrl`,
+    ),
+    staticUrl: checkUrl(config.staticUrl, `${where}: staticUrl`),
     types:
       flags.types !== undefined
         ? typesFile(cwd, flags.types, "--out")
@@ -382,7 +408,7 @@ function findConfigFile(cwd: string, explicit: string | undefined): string | und
 }
 
 const KEYS = {
-  top: ["sources", "apps", "types", "build", "serve"],
+  top: ["sources", "apps", "types", "publicUrl", "staticUrl", "build", "serve"],
   build: ["output", "minify", "sourcemap", "compress", "ssr", "importMap"],
   serve: [
     "host",
@@ -444,6 +470,8 @@ function checkConfig(value: unknown, file: string): SvcConfig {
   const build = (value.build ?? {}) as Record<string, unknown>;
   const serve = (value.serve ?? {}) as Record<string, unknown>;
   expectType(value.types, "string", "types", fail);
+  expectType(value.publicUrl, "string", "publicUrl", fail);
+  expectType(value.staticUrl, "string", "staticUrl", fail);
   expectType(build.output, "string", "build.output", fail);
   expectType(build.minify, "boolean", "build.minify", fail);
   expectType(build.sourcemap, "boolean", "build.sourcemap", fail);
@@ -519,6 +547,32 @@ function checkKeys(
       fail(`unknown key "${path}${key}" (known: ${known.map((k) => `${path}${k}`).join(", ")})`);
     }
   }
+}
+
+/**
+ * `url` as a base URL browsers can use: an absolute `http(s)://` URL or a path from the root
+ * (`/svc`), without its trailing slash.
+ * @throws UsageError naming `source` otherwise
+ */
+function checkUrl(url: string | undefined, source: string): string | undefined {
+  if (url === undefined) return undefined;
+  const trimmed = url.replace(/\/+$/, "");
+  if (trimmed.startsWith("/") && !trimmed.startsWith("//")) return trimmed;
+  try {
+    const parsed = new URL(trimmed);
+    if (
+      (parsed.protocol === "http:" || parsed.protocol === "https:") &&
+      !parsed.search &&
+      !parsed.hash
+    ) {
+      return trimmed;
+    }
+  } catch {
+    // said below
+  }
+  throw new UsageError(
+    `${source}: ${JSON.stringify(url)} is no base URL — give an http(s) URL (http://127.0.0.1:8000/api) or a path (/svc)`,
+  );
 }
 
 function expectType(

@@ -289,11 +289,12 @@ function tooManyFromAddress(max: number): SvcResponse {
   return response;
 }
 
-/** The core path of `svc serve`'s own paths for the loaders and the build's files. */
+/**
+ * The core path of `svc serve`'s own paths: `/svc/…` is the API too (`/svc/loader.js`, and
+ * everything a loader served from there asks of its own directory), and `/static/svc/…` the
+ * build's files.
+ */
 function aliasOf(url: string): string | undefined {
-  if (url === "/svc/loader.js" || url.startsWith("/svc/loader.js?")) return url.slice(4);
-  if (url === "/svc/loader.dev.js" || url.startsWith("/svc/loader.dev.js?")) return url.slice(4);
-  if (url === "/svc/islands.js" || url.startsWith("/svc/islands.js?")) return url.slice(4);
   if (url.startsWith(STATIC_PREFIX)) return `/static/${url.slice(STATIC_PREFIX.length)}`;
-  return undefined;
+  return belowPrefix(url, "/svc");
 }

@@ -108,12 +108,25 @@ export interface HandlerOptions {
    */
   renderRecycleBytes?: number;
   /**
-   * Where pages load svc from, as the loader's `data-svc-api` says (the path svc is mounted
-   * at, or the full URL of a CDN in front of it): an island's stylesheet links and the URLs
-   * of the files its components import start with it on the server, as they do in the
-   * browser. An island's own `apiBase` overrides it. Default: `/api`.
+   * The URL at which browsers reach this API — its prefix as a page sees it:
+   * `http://127.0.0.1:8000/api` when svc runs on another origin than the pages,
+   * `https://shop.example/svc` (or just `/svc`) behind a proxy that maps `/svc/` to svc's
+   * `/api/`. Every URL svc writes for a browser starts with it: an island names it
+   * (`data-svc-api`, so the loader on any page finds svc), its stylesheet links and its
+   * components' asset URLs start with it (in static mode with `staticUrl`). An island's own
+   * `apiBase` overrides it. Default: `/api`, and islands name none (the loader's default).
    */
+  publicUrl?: string;
+  /** @deprecated The same as `publicUrl` (its old name). */
   apiBase?: string;
+  /**
+   * Static mode: where browsers reach the build directory (`buildDir`) — `manifest.json` and
+   * `bundles/`. Islands name its manifest (`data-svc-manifest`), and their stylesheet links
+   * and asset URLs are the build's files, as the browser bundle makes them. Default:
+   * `{publicUrl}/static` (the API serves the build there); a CDN's URL when the build is
+   * uploaded to one.
+   */
+  staticUrl?: string;
   logger?: Logger;
 }
 
@@ -229,6 +242,13 @@ export interface Handlers {
    */
   renderIsland(name: ComponentName, props: unknown, options?: IslandOptions): Promise<string>;
   /**
+   * Several islands at once (`POST {prefix}/islands`), rendered together — in one batch where
+   * they can — within one render time limit for them all: each one's HTML or error, in
+   * order; one failing never fails the others. An item's `options` may throw (a bad name or
+   * strategy): that is its error.
+   */
+  renderIslands(items: readonly IslandRequest[]): Promise<IslandResult[]>;
+  /**
    * Starts what rendering islands needs (the render workers) and resolves once it is ready:
    * a server calls it as it starts, so the first page does not wait for it.
    */
@@ -254,6 +274,17 @@ export interface Handlers {
   readonly registry: ComponentRegistry;
   readonly logger: Logger;
 }
+
+/** One island of {@link Handlers.renderIslands}. */
+export interface IslandRequest {
+  name: string;
+  props: unknown;
+  /** Its options, or the reason it cannot be rendered (thrown). */
+  options?: () => IslandOptions;
+}
+
+/** What became of one island of {@link Handlers.renderIslands}. */
+export type IslandResult = { html: string } | { error: unknown };
 
 /** What a handler set tells its observers (see `Handlers.observe`). */
 export interface HandlerObserver {
@@ -480,7 +511,12 @@ export function createHandlers(
       queueLimit: options.renderQueue,
       memoryMb: options.renderMemoryMb,
       recycleBytes: options.renderRecycleBytes,
-      apiBase: options.apiBase,
+      publicUrl: options.publicUrl ?? options.apiBase,
+      staticUrl: staticMode
+        ? (options.staticUrl ??
+          `${(options.publicUrl ?? options.apiBase ?? "/api").replace(/\/+$/, "")}/static`)
+        : undefined,
+      logger,
     },
   );
 
@@ -651,6 +687,7 @@ export function createHandlers(
     renderIsland(name, props, islandOptions) {
       return islands.render(name, props, islandOptions);
     },
+    renderIslands: (items) => islands.renderMany(items),
     warm: () => islands.warm(),
     health() {
       if (closing) return { ready: false, reason: "shutting down" };

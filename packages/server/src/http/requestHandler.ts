@@ -7,7 +7,7 @@ import {
   ESM_LOADER_PATH,
   EVENTS_PATH,
   HEALTH_PATH,
-  InvalidPropsError,
+  ISLANDS_PATH,
   ISLANDS_SCRIPT_PATH,
   LIST_PATH,
   LOADER_EXTRAS_PATH,
@@ -34,9 +34,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   OverloadedError,
-  PayloadTooLargeError,
   toErrorResponse,
-  UnsupportedMediaTypeError,
 } from "../errors.ts";
 import {
   errorKindOf,
@@ -58,6 +56,7 @@ import { turnEnd } from "../util/loopTurn.ts";
 import { EventStreams, type LiveSource } from "./eventStream.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
+import { batchResponse, islandResponse } from "./islandRoutes.ts";
 
 /** A request as the core sees it; every transport builds one. */
 export interface SvcRequest {
@@ -88,8 +87,7 @@ export interface SvcRequest {
 /** What {@link SvcRequest.body} found. */
 export type RequestBody = { bytes: Uint8Array } | { parsed: unknown } | { tooLarge: true };
 
-/** The largest request body svc reads (the props of an island): 1 MiB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from "./islandRoutes.ts";
 
 /**
  * A response as the core decides it; every transport writes it back verbatim. A body that is
@@ -156,6 +154,7 @@ const ALLOW = "GET, HEAD, OPTIONS";
 type Route =
   | { kind: "list" }
   | { kind: "health" }
+  | { kind: "islands" }
   | { kind: "bundle"; name: string }
   | { kind: "stylesheet"; name: string }
   | { kind: "file"; path: string }
@@ -196,6 +195,7 @@ function routeOf(path: string): Route | undefined {
   if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path === EVENTS_PATH) return { kind: "events" };
   if (path === HEALTH_PATH) return { kind: "health" };
+  if (path === ISLANDS_PATH) return { kind: "islands" };
   if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
   return undefined;
 }
@@ -375,6 +375,11 @@ function respond(
     if (request.method !== "POST") throw new MethodNotAllowedError(request.method, "POST");
     return islandResponse(handlers, request, decodeName(route.name));
   }
+  if (route?.kind === "islands") {
+    if (request.method === "OPTIONS") return preflight(context.allowed, request, "POST");
+    if (request.method !== "POST") throw new MethodNotAllowedError(request.method, "POST");
+    return batchResponse(handlers, request);
+  }
   if (request.method === "OPTIONS") return preflight(context.allowed, request, "GET, HEAD");
   if (request.method !== "GET" && request.method !== "HEAD") {
     throw new MethodNotAllowedError(request.method, ALLOW);
@@ -517,56 +522,6 @@ function preflight(
           }),
     },
     body: null,
-  };
-}
-
-/**
- * An island: the component rendered on the server with the JSON props of the body, hydrated by
- * the strategy of the `hydrate` query (default `load`).
- */
-async function islandResponse(
-  handlers: Handlers,
-  request: SvcRequest,
-  name: ComponentName,
-): Promise<SvcResponse> {
-  // Props come as `application/json` only: a page of another origin can make a browser POST
-  // `text/plain` without a CORS preflight, not `application/json`, so CORS decides who renders.
-  const contentType = request.header("content-type");
-  if (!isJsonType(contentType)) throw new UnsupportedMediaTypeError(name, contentType);
-  const hydrateParam = new URLSearchParams(queryOf(request.url) ?? "").get("hydrate");
-  const hydrate = hydrateParam === null ? undefined : parseHydrate(hydrateParam);
-  if (hydrateParam !== null && hydrate === undefined) {
-    throw new InvalidPropsError(
-      name,
-      `hydrate=${JSON.stringify(hydrateParam.slice(0, 60))} is no strategy: use load, idle, visible, none or media:(<query>)`,
-      { malformed: true },
-    );
-  }
-  const body = (await request.body?.(MAX_BODY_BYTES)) ?? { bytes: new Uint8Array() };
-  if ("tooLarge" in body) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  let props: unknown;
-  if ("parsed" in body) {
-    props = body.parsed;
-  } else {
-    const text = new TextDecoder().decode(body.bytes);
-    try {
-      props = text.trim() === "" ? {} : JSON.parse(text);
-    } catch (error) {
-      throw new InvalidPropsError(name, `the body is not JSON (${(error as Error).message})`, {
-        malformed: true,
-      });
-    }
-  }
-  const started = performance.now();
-  const html = await handlers.renderIsland(name, props, { hydrate });
-  return {
-    status: 200,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "server-timing": `render;dur=${(performance.now() - started).toFixed(1)}`,
-    },
-    body: html,
   };
 }
 
@@ -841,11 +796,6 @@ function corsFor(allowed: ReadonlySet<string>, origin: string | undefined): Reco
   if (allowed.has("*")) return { "access-control-allow-origin": "*", ...expose };
   if (origin === undefined || !allowed.has(origin)) return { vary: "Origin" };
   return { "access-control-allow-origin": origin, vary: "Origin", ...expose };
-}
-
-/** `application/json`, in any case, with or without parameters (`; charset=utf-8`). */
-function isJsonType(contentType: string | undefined): boolean {
-  return contentType?.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 }
 
 function queryOf(url: string): string | undefined {

@@ -50,7 +50,7 @@ function job(name: string, props: Record<string, unknown>): RenderJob {
     props,
     own: bundleOf(name),
     metadata: { name, dependencies: [] } as unknown as ComponentMetadata,
-    apiBase: "/api",
+    filesRoot: "/api",
   };
 }
 

@@ -127,7 +127,7 @@ export class InProcessRenderer implements RenderEngine {
     const { name, own: bundle } = job;
     let own: Evaluated;
     try {
-      own = this.#evaluate(peers, name, bundle, job.apiBase);
+      own = this.#evaluate(peers, name, bundle, job.filesRoot);
     } catch (error) {
       throw renderFailure(error, new Map());
     }
@@ -228,7 +228,7 @@ export class InProcessRenderer implements RenderEngine {
     own: Evaluated,
     triedAlone: boolean,
   ): Rendered | Promise<Rendered> {
-    const { name, own: bundle, apiBase } = job;
+    const { name, own: bundle, filesRoot } = job;
     const bundles = new Map<string, ServerBundle>().set(name, bundle);
     let timer: NodeJS.Timeout | undefined;
     let expired: Promise<never> | undefined;
@@ -251,7 +251,7 @@ export class InProcessRenderer implements RenderEngine {
         props: job.props,
         own,
         metadata: job.metadata,
-        apiBase,
+        filesRoot,
         triedAlone,
         load: async (other) => {
           let found: ServerBundle;
@@ -263,7 +263,7 @@ export class InProcessRenderer implements RenderEngine {
           bundles.set(other, found);
           this.#running(job.id ?? 0);
           try {
-            return this.#evaluate(peers, other, found, apiBase);
+            return this.#evaluate(peers, other, found, filesRoot);
           } finally {
             this.#running(0);
           }
@@ -298,9 +298,14 @@ export class InProcessRenderer implements RenderEngine {
     return Promise.resolve();
   }
 
-  #evaluate(peers: Peers, name: string, bundle: ServerBundle, apiBase: string): Evaluated {
-    return this.#evaluations.get(peers.shared, name, bundle.serverHash, bundle.hash, apiBase, () =>
-      decoder.decode(bundle.code),
+  #evaluate(peers: Peers, name: string, bundle: ServerBundle, filesRoot: string): Evaluated {
+    return this.#evaluations.get(
+      peers.shared,
+      name,
+      bundle.serverHash,
+      bundle.hash,
+      filesRoot,
+      () => decoder.decode(bundle.code),
     );
   }
 }

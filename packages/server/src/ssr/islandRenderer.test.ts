@@ -644,7 +644,7 @@ describe("renderIsland with styles and assets", () => {
     expect(viaCdn).toContain(`data-svc-api="${cdn}"`);
   });
 
-  it("renders from a build: links the manifest's stylesheets, class names as in the built CSS", async () => {
+  it("renders from a build in static mode: links the build's stylesheets where the browser bundle loads them, class names as in the built CSS, the island naming its manifest", async () => {
     const { dir, registry } = setup(STYLED, SLOW_OK);
     const outDir = join(writeTree({}), "build");
     const built = await build({ registry, outDir });
@@ -658,12 +658,14 @@ describe("renderIsland with styles and assets", () => {
     const html = await handlers.renderIsland(cn("card"), {});
     const { hrefs, rest } = linksOf(html);
     const listed = [...(built.manifest.card?.css ?? []), ...(built.manifest.badge?.css ?? [])];
-    expect(hrefs).toEqual(listed.map(({ file }) => `/api/${file}`));
+    // One URL per file: the build's, as the bundle loaded through the manifest names them.
+    expect(hrefs).toEqual(listed.map(({ file }) => `/api/static/${file}`));
+    expect(html).toContain('data-svc-manifest="/api/static/manifest.json"');
     const moduleCss = listed.map(({ file }) => readFileSync(join(outDir, file), "utf8")).join("\n");
     const title = /\.(\w+_title)\b/.exec(moduleCss)?.[1];
     expect(title).toMatch(/^card_[0-9a-f]+_title$/);
     expect(rest).toContain(`<h3 class="${title}">Card</h3>`);
     const asset = built.manifest.card?.assets?.[0]?.file ?? "";
-    expect(rest).toContain(`src="/api/${asset}"`);
+    expect(rest).toContain(`src="/api/static/${asset}"`);
   });
 });

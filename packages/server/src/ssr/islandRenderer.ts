@@ -5,8 +5,10 @@ import {
   type HydrateStrategy,
   InvalidPropsError,
   ISLAND_ATTRIBUTES,
+  MANIFEST_FILE,
   propsShapeIssue,
 } from "@svc/protocol";
+import { consoleLogger, type Logger } from "../logger.ts";
 import { errorKindOf, inSpan, instruments, type Span } from "../telemetry.ts";
 import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
@@ -18,7 +20,7 @@ import type {
   Rendered,
   ServerBundle,
 } from "./renderEngine.ts";
-import { RenderError, RenderSetupError, unmappedOf } from "./renderErrors.ts";
+import { RenderError, RenderSetupError, RenderTimeoutError, unmappedOf } from "./renderErrors.ts";
 import { POOL_DEFAULTS, RenderPool } from "./renderPool.ts";
 import { CLIENT_RENDERED } from "./renderTree.ts";
 
@@ -28,9 +30,23 @@ export { RenderError, RenderSetupError, RenderTimeoutError } from "./renderError
 export interface IslandOptions {
   /** When the browser hydrates it. Default: `"load"`. */
   hydrate?: HydrateStrategy;
-  /** API base the browser loads the bundles from (`data-svc-api`). Default: the loader's. */
+  /**
+   * The URL at which the browser reaches svc's API for this island (`data-svc-api`), its
+   * stylesheet links and asset URLs starting there too. Default: the handler set's
+   * `publicUrl`.
+   */
   apiBase?: string;
+  /**
+   * `"client"`: should the render throw, run out of time or find the render pool full, answer
+   * a container the browser renders itself, for the same props (`data-svc-fallback` names
+   * why), and log the error once — the page shows the component either way. Default: none
+   * (the error is thrown).
+   */
+  fallback?: "client";
 }
+
+/** What `fallback: "client"` stands in for (a render's own failures, not the caller's). */
+const FALLBACK_KINDS = new Set(["RenderError", "RenderTimeout", "Overloaded"]);
 
 /**
  * Where islands render: `"worker"`, in a pool of worker threads (every core renders; a
@@ -59,10 +75,19 @@ export interface IslandRendererOptions {
    */
   recycleBytes?: number;
   /**
-   * The API base pages load svc from (see `HandlerOptions.apiBase`), for the island's
-   * stylesheet links and asset URLs when the island names none of its own. Default: `/api`.
+   * The URL at which browsers reach svc's API (`HandlerOptions.publicUrl`): the island's
+   * stylesheet links and asset URLs start with it (in static mode, with `staticUrl`), and an
+   * island names it (`data-svc-api`) when it was given. Default: `/api`, named by no island.
    */
-  apiBase?: string;
+  publicUrl?: string;
+  /**
+   * Static mode: where browsers reach the build directory (its `manifest.json` and
+   * `bundles/`). Each island names its manifest (`data-svc-manifest`), and its files' URLs
+   * are the build's, as the browser bundle loaded through that manifest makes them.
+   */
+  staticUrl?: string;
+  /** Where a fallback's error is logged. Default: the console. */
+  logger?: Logger;
 }
 
 /** CSS for a `<style>` element: no `</style` can end it early. */
@@ -82,7 +107,12 @@ function styleText(css: string): string {
 export class IslandRenderer {
   readonly #sources: IslandSources;
   readonly #apiBase: string;
+  /** `publicUrl` was given: every island names it, so a page on another origin finds svc. */
+  readonly #namesApi: boolean;
+  readonly #staticUrl: string | undefined;
+  readonly #logger: Logger;
   readonly #engine: RenderEngine;
+  readonly #timeoutMs: number;
   readonly #isolation: RenderIsolation;
   /**
    * Each component's props schema as first seen, by its `properties` (the schema reader's own
@@ -96,8 +126,12 @@ export class IslandRenderer {
 
   constructor(sources: IslandSources, options: IslandRendererOptions = {}) {
     this.#sources = sources;
-    this.#apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
+    this.#apiBase = trimSlashes(options.publicUrl ?? "/api");
+    this.#namesApi = options.publicUrl !== undefined;
+    this.#staticUrl = options.staticUrl === undefined ? undefined : trimSlashes(options.staticUrl);
+    this.#logger = options.logger ?? consoleLogger;
     const timeoutMs = options.timeoutMs ?? 5000;
+    this.#timeoutMs = timeoutMs;
     const isolation = options.isolation ?? "worker";
     if (isolation !== "none" && isolation !== "worker") {
       throw new TypeError(
@@ -128,7 +162,7 @@ export class IslandRenderer {
   render(name: ComponentName, props: unknown, options: IslandOptions = {}): Promise<string> {
     const started = performance.now();
     const attributes = { "svc.component": name, "svc.isolation": this.#isolation };
-    return inSpan("svc.render", attributes, (span) =>
+    const rendering = inSpan("svc.render", attributes, (span) =>
       this.#render(name, props, options, span).then(
         (html) => {
           instruments().renderDuration.record(performance.now() - started, {
@@ -146,6 +180,120 @@ export class IslandRenderer {
         },
       ),
     );
+    if (options.fallback !== "client") return rendering;
+    return rendering.catch((error: unknown) => {
+      const kind = errorKindOf(error);
+      if (!FALLBACK_KINDS.has(kind)) throw error;
+      this.#logger.error(
+        `svc: island "${name}" could not be rendered on the server (${kind}); the browser renders it instead`,
+        error,
+      );
+      return this.#fallback(name, props as Record<string, unknown>, options, kind);
+    });
+  }
+
+  /**
+   * Several islands, asked for together (so rendered in one batch where they can), within one
+   * time limit for them all: each one's HTML or error, in order. An item's `options` may throw
+   * (a bad name or strategy): that is its error, and it is not rendered.
+   */
+  async renderMany(
+    items: readonly { name: string; props: unknown; options?: () => IslandOptions }[],
+  ): Promise<({ html: string } | { error: unknown })[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => resolve("expired"), this.#timeoutMs);
+    });
+    // Started in one burst of calls: the renders that may are batched.
+    const pending = items.map((item) => {
+      try {
+        const options = item.options?.() ?? {};
+        return this.render(item.name as ComponentName, item.props, options).then(
+          (html) => ({ html }),
+          (error: unknown) => ({ error }),
+        );
+      } catch (error) {
+        return Promise.resolve({ error });
+      }
+    });
+    try {
+      return await Promise.all(
+        pending.map((result, index) =>
+          Promise.race([result, expired]).then((settled) =>
+            settled === "expired"
+              ? {
+                  error: new RenderTimeoutError(
+                    (items[index] as { name: string }).name,
+                    this.#timeoutMs,
+                  ),
+                }
+              : settled,
+          ),
+        ),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The container of `name` for the browser to render itself (no `data-svc-ssr`): the loader
+   * renders it as it renders a widget, `data-svc-fallback` says why. Its stylesheets are linked
+   * when its bundle is at hand, so it is styled as soon as it renders.
+   */
+  #fallback(
+    name: ComponentName,
+    props: Record<string, unknown>,
+    options: IslandOptions,
+    kind: string,
+  ): string {
+    const own = this.#sources.atHand?.(name)?.bundle;
+    const { apiBase, filesRoot, names } = this.#bases(options);
+    const links =
+      own === undefined ? "" : linksOf(name, own, new Map([[name, own]]), {}, filesRoot);
+    let container = `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='${escapeSingleQuoted(JSON.stringify(props))}'`;
+    if (own !== undefined) container += ` ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}"`;
+    container += ` ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(options.hydrate ?? DEFAULT_HYDRATE)}" ${ISLAND_ATTRIBUTES.fallback}="${escapeHtml(kind)}"`;
+    container += this.#located(apiBase, names);
+    return `${links}${container}></div>`;
+  }
+
+  /**
+   * Where an island's browser finds svc: the API (`apiBase`), the root of the bundles' files
+   * (`filesRoot`: the API's, or the build's in static mode), and whether the island names the
+   * API (it was given).
+   */
+  #bases(options: IslandOptions): Bases {
+    const apiBase = options.apiBase === undefined ? this.#apiBase : trimSlashes(options.apiBase);
+    return {
+      apiBase,
+      filesRoot: this.#staticUrl ?? apiBase,
+      names: options.apiBase !== undefined || this.#namesApi,
+    };
+  }
+
+  /** `data-svc-api` when the island names its API, `data-svc-manifest` in static mode. */
+  #located(apiBase: string, names: boolean): string {
+    let located = names ? ` ${ISLAND_ATTRIBUTES.api}="${escapeHtml(apiBase)}"` : "";
+    if (this.#staticUrl !== undefined) {
+      located += ` ${ISLAND_ATTRIBUTES.manifest}="${escapeHtml(`${this.#staticUrl}/${MANIFEST_FILE}`)}"`;
+    }
+    return located;
+  }
+
+  #createFrame(
+    name: ComponentName,
+    own: ServerBundle,
+    options: IslandOptions,
+    bases: Bases,
+  ): Frame {
+    const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
+    return {
+      links: linksOf(name, own, new Map([[name, own]]), {}, bases.filesRoot),
+      open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='`,
+      attributes: `' ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
+      api: this.#located(bases.apiBase, bases.names),
+    };
   }
 
   async #render(
@@ -194,11 +342,11 @@ export class IslandRenderer {
         issues.map((i) => (i.prop ? `${i.prop}: ${i.message}` : i.message)).join("; "),
       );
     }
-    const apiBase =
-      options.apiBase === undefined ? this.#apiBase : options.apiBase.replace(/\/+$/, "");
+    const bases = this.#bases(options);
+    const { filesRoot } = bases;
     let rendering: Rendered | Promise<Rendered>;
     try {
-      rendering = this.#engine.render({ name, props: checked, own, metadata, apiBase });
+      rendering = this.#engine.render({ name, props: checked, own, metadata, filesRoot });
     } catch (error) {
       throw await this.#mapped(error);
     }
@@ -222,8 +370,8 @@ export class IslandRenderer {
     // the bundle object is the handler set's own (at hand): built once, not per render.
     const frame =
       atHand?.bundle === own
-        ? this.#frameOf(name, own, options, apiBase)
-        : createFrame(name, own, options, apiBase);
+        ? this.#frameOf(name, own, options, bases)
+        : this.#createFrame(name, own, options, bases);
     // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
     const style =
       styles === ""
@@ -245,7 +393,7 @@ export class IslandRenderer {
       deps === undefined
         ? ""
         : ` ${ISLAND_ATTRIBUTES.deps}='${escapeSingleQuoted(JSON.stringify(deps))}'`;
-    const links = linksOf(name, own, bundles, loaded, apiBase);
+    const links = linksOf(name, own, bundles, loaded, filesRoot);
     return `${links}${style}${frame.open}${escapedProps}${frame.attributes}${list}${frame.api}>${html}</div>`;
   }
 
@@ -265,7 +413,7 @@ export class IslandRenderer {
     return new RenderError(parts.name, parts.message, stack, parts.cause);
   }
 
-  #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, apiBase: string): Frame {
+  #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, bases: Bases): Frame {
     let byApiBase = this.#frames.get(own);
     if (byApiBase === undefined) {
       byApiBase = new Map();
@@ -282,7 +430,7 @@ export class IslandRenderer {
     let frame = byStrategy.get(hydrate);
     if (frame === undefined) {
       if (byStrategy.size >= 16) byStrategy.clear();
-      frame = createFrame(name, own, options, apiBase);
+      frame = this.#createFrame(name, own, options, bases);
       byStrategy.set(hydrate, frame);
     }
     return frame;
@@ -364,23 +512,19 @@ interface Frame {
   open: string;
   /** From the props' closing quote to the strategy, inclusive. */
   attributes: string;
-  /** `data-svc-api`, when the island names its API base. */
+  /** `data-svc-api` when the island names its API, `data-svc-manifest` in static mode. */
   api: string;
 }
 
-function createFrame(
-  name: ComponentName,
-  own: ServerBundle,
-  options: IslandOptions,
-  apiBase: string,
-): Frame {
-  const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
-  return {
-    links: linksOf(name, own, new Map([[name, own]]), {}, apiBase),
-    open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='`,
-    attributes: `' ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
-    api: options.apiBase === undefined ? "" : ` data-svc-api="${escapeHtml(options.apiBase)}"`,
-  };
+/** Where an island's browser finds svc (see `IslandRenderer#bases`). */
+interface Bases {
+  apiBase: string;
+  filesRoot: string;
+  names: boolean;
+}
+
+function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, "");
 }
 
 /**
@@ -393,7 +537,7 @@ function linksOf(
   own: ServerBundle,
   bundles: ReadonlyMap<string, ServerBundle>,
   loaded: Readonly<Record<string, string>>,
-  apiBase: string,
+  filesRoot: string,
 ): string {
   let links = "";
   if (own.stylesheets.length > 0 || bundles.size > 1) {
@@ -402,8 +546,11 @@ function linksOf(
       if (component !== name && !Object.hasOwn(loaded, component)) continue;
       for (const sheet of bundle.stylesheets) sheets.add(sheet);
     }
+    // From another origin, fetched as the loader's `fetch` fetches it (CORS, no cookies), so
+    // the browser's cache answers the loader: one download per file.
+    const cors = /^[a-z][a-z\d+.-]*:/i.test(filesRoot) ? " crossorigin" : "";
     for (const sheet of sheets) {
-      links += `<link rel="stylesheet" href="${escapeHtml(`${apiBase}/bundles/${sheet}`)}" data-svc-css="${escapeHtml(name)}">`;
+      links += `<link rel="stylesheet" href="${escapeHtml(`${filesRoot}/bundles/${sheet}`)}"${cors} data-svc-css="${escapeHtml(name)}">`;
     }
   }
   return links;

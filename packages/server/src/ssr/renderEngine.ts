@@ -68,8 +68,12 @@ export interface RenderJob {
   props: Record<string, unknown>;
   own: ServerBundle;
   metadata: ComponentMetadata;
-  /** The API base its asset URLs and stylesheet links start with. */
-  apiBase: string;
+  /**
+   * The URL below which browsers find the bundles and their files (`{filesRoot}/bundles/…`):
+   * the API's public URL, or the build directory's in static mode. Asset URLs and stylesheet
+   * links start with it.
+   */
+  filesRoot: string;
   /** Identifies the render to whoever watches the thread it runs in (see `renderPool.ts`). */
   id?: number;
 }

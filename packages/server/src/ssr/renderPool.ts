@@ -442,7 +442,7 @@ export class RenderPool implements RenderEngine {
       type: "render",
       id: render.id,
       props: job.props,
-      apiBase: job.apiBase,
+      filesRoot: job.filesRoot,
       module: thread.version(job.name, job.own),
       metadata: job.metadata,
     };

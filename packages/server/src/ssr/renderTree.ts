@@ -197,22 +197,22 @@ export interface Evaluated {
 }
 
 /**
- * The versions evaluated, by name and API base (asset URLs differ per API base): only the
+ * The versions evaluated, by name and files root (asset URLs differ per root): only the
  * newest version of each component, so a replaced one can be collected.
  */
 export class Evaluations {
   readonly #byName = new Map<string, { serverHash: string; byBase: Map<string, Evaluated> }>();
 
   /**
-   * `name`'s version `serverHash` evaluated for `apiBase`; `code` gives its code when it has
-   * not been evaluated for that API base yet.
+   * `name`'s version `serverHash` evaluated for `filesRoot`; `code` gives its code when it has
+   * not been evaluated for that files root yet.
    */
   get(
     shared: SharedModules,
     name: string,
     serverHash: string,
     hash: string,
-    apiBase: string,
+    filesRoot: string,
     code: () => string,
   ): Evaluated {
     let versions = this.#byName.get(name);
@@ -221,12 +221,12 @@ export class Evaluations {
       versions = { serverHash, byBase: new Map() };
       this.#byName.set(name, versions);
     }
-    const known = versions.byBase.get(apiBase);
+    const known = versions.byBase.get(filesRoot);
     if (known !== undefined) {
       known.hash = hash;
       return known;
     }
-    const bundle = evaluateServerBundle(code(), name, serverHash, shared, assetUrlOf(apiBase));
+    const bundle = evaluateServerBundle(code(), name, serverHash, shared, assetUrlOf(filesRoot));
     const fresh: Evaluated = {
       serverHash,
       hash,
@@ -235,18 +235,18 @@ export class Evaluations {
       bare: undefined,
       batchable: undefined,
     };
-    versions.byBase.set(apiBase, fresh);
+    versions.byBase.set(filesRoot, fresh);
     return fresh;
   }
 }
 
 /**
  * The URL of a file a component imports (`./assets/logo-24WHYHIF.png`) as its browser bundle
- * makes it when loaded from `apiBase`: a path below a path, the full URL below a full URL.
+ * makes it when loaded from `filesRoot`: a path below a path, the full URL below a full URL.
  */
-function assetUrlOf(apiBase: string): (path: string) => string {
-  const bundles = `${apiBase}/bundles/`;
-  if (/^[a-z][a-z\d+.-]*:/i.test(apiBase)) return (path) => new URL(path, bundles).href;
+function assetUrlOf(filesRoot: string): (path: string) => string {
+  const bundles = `${filesRoot}/bundles/`;
+  if (/^[a-z][a-z\d+.-]*:/i.test(filesRoot)) return (path) => new URL(path, bundles).href;
   const root = bundles.startsWith("/") ? bundles : `/${bundles}`;
   return (path) => new URL(path, `file://${root}`).pathname;
 }
@@ -271,7 +271,8 @@ export interface TreeRender {
   own: Evaluated;
   /** The island's own metadata (read already, to check its props). */
   metadata: unknown;
-  apiBase: string;
+  /** The URL below which the browser finds the bundles' files (`{filesRoot}/bundles/…`). */
+  filesRoot: string;
   /** Another component, evaluated (`useComponent` on the server); rejects with `Refused`. */
   load(name: string): Promise<Evaluated>;
   loadMetadata(name: string): Promise<ComponentMetadata>;
@@ -357,7 +358,8 @@ export function renderTree(peers: Peers, render: TreeRender): TreeRendered | Pro
   /** The render asked for another component or metadata: it suspended. */
   let asked = false;
   const client = {
-    apiBase: render.apiBase,
+    // The client's shape (`SvcClient`): its API base names its query keys.
+    apiBase: render.filesRoot,
     manifestUrl: undefined,
     source: "server",
     async load(other: string) {

@@ -119,7 +119,7 @@ function render(message: Extract<ToWorker, { type: "render" }>): void {
       props: message.props,
       own,
       metadata: message.metadata as ComponentMetadata,
-      apiBase: message.apiBase,
+      filesRoot: message.filesRoot,
     });
   } catch (error) {
     fail(id, error);

@@ -25,8 +25,8 @@ export type ToWorker =
       type: "render";
       id: number;
       props: Record<string, unknown>;
-      /** The API base the components' asset URLs start with (`/api`, or a CDN's URL). */
-      apiBase: string;
+      /** Where the components' asset URLs start (see `RenderJob.filesRoot`). */
+      filesRoot: string;
       module: ModuleVersion;
       /** The component's metadata, which the server's thread read to check the props. */
       metadata: unknown;
