@@ -475,7 +475,8 @@ export class IslandRenderer {
     const pool = this.#engine instanceof RenderPool ? this.#engine : undefined;
     if (pool === undefined) return { ready: true };
     const render = pool.stats();
-    if (render.ready === render.workers || this.#setupFailed) return { ready: true, render };
+    // One worker up is enough to render: a worker being replaced takes no instance out.
+    if (render.ready > 0 || this.#setupFailed) return { ready: true, render };
     this.#warming ??= pool.ready().then(
       () => {
         this.#warming = undefined;
