@@ -1,4 +1,6 @@
 import type { ComponentName } from "@svc/protocol";
+import { type Evaluated, Evaluations } from "./evaluations.ts";
+import { loadPeers, type Peers } from "./peers.ts";
 import type {
   IslandSources,
   PropsValidator,
@@ -9,12 +11,8 @@ import type {
 } from "./renderEngine.ts";
 import { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
 import {
-  type Evaluated,
-  Evaluations,
   failureOf,
-  loadPeers,
   mayRenderAlone,
-  type Peers,
   Refused,
   renderAlone,
   renderBatch,

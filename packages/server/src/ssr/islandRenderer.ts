@@ -1,17 +1,15 @@
 import {
   type ComponentMetadata,
   type ComponentName,
-  DEFAULT_HYDRATE,
   type HydrateStrategy,
   InvalidPropsError,
-  ISLAND_ATTRIBUTES,
-  MANIFEST_FILE,
   propsShapeIssue,
 } from "@svc/protocol";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { errorKindOf, inSpan, instruments, type Span } from "../telemetry.ts";
-import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
+import { IslandMarkup } from "./islandMarkup.ts";
+import { CLIENT_RENDERED } from "./reactInterop.ts";
 import type {
   Health,
   IslandSources,
@@ -22,7 +20,6 @@ import type {
 } from "./renderEngine.ts";
 import { RenderError, RenderSetupError, RenderTimeoutError, unmappedOf } from "./renderErrors.ts";
 import { POOL_DEFAULTS, RenderPool } from "./renderPool.ts";
-import { CLIENT_RENDERED } from "./renderTree.ts";
 
 export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";
 export { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
@@ -90,11 +87,6 @@ export interface IslandRendererOptions {
   logger?: Logger;
 }
 
-/** CSS for a `<style>` element: no `</style` can end it early. */
-function styleText(css: string): string {
-  return css.replace(/<\/(style)/gi, "<\\/$1");
-}
-
 /**
  * Renders components to islands: the container `@svc/loader` and `@svc/react` hydrate, with
  * the server-rendered HTML inside. The tree is the one the browser hydrates —
@@ -106,10 +98,7 @@ function styleText(css: string): string {
  */
 export class IslandRenderer {
   readonly #sources: IslandSources;
-  readonly #apiBase: string;
-  /** `publicUrl` was given: every island names it, so a page on another origin finds svc. */
-  readonly #namesApi: boolean;
-  readonly #staticUrl: string | undefined;
+  readonly #markup: IslandMarkup;
   readonly #logger: Logger;
   readonly #engine: RenderEngine;
   readonly #timeoutMs: number;
@@ -121,14 +110,10 @@ export class IslandRenderer {
    * saves compiling the schema again on every render.
    */
   readonly #schemas = new WeakMap<object, ComponentMetadata["props"]>();
-  /** The container's fixed parts per bundle version (see `render`), by strategy and API base. */
-  readonly #frames = new WeakMap<ServerBundle, Map<string | undefined, Map<string, Frame>>>();
 
   constructor(sources: IslandSources, options: IslandRendererOptions = {}) {
     this.#sources = sources;
-    this.#apiBase = trimSlashes(options.publicUrl ?? "/api");
-    this.#namesApi = options.publicUrl !== undefined;
-    this.#staticUrl = options.staticUrl === undefined ? undefined : trimSlashes(options.staticUrl);
+    this.#markup = new IslandMarkup(options.publicUrl, options.staticUrl);
     this.#logger = options.logger ?? consoleLogger;
     const timeoutMs = options.timeoutMs ?? 5000;
     this.#timeoutMs = timeoutMs;
@@ -188,7 +173,8 @@ export class IslandRenderer {
         `svc: island "${name}" could not be rendered on the server (${kind}); the browser renders it instead`,
         error,
       );
-      return this.#fallback(name, props as Record<string, unknown>, options, kind);
+      const own = this.#sources.atHand?.(name)?.bundle;
+      return this.#markup.fallback(name, own, props as Record<string, unknown>, options, kind);
     });
   }
 
@@ -234,66 +220,6 @@ export class IslandRenderer {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /**
-   * The container of `name` for the browser to render itself (no `data-svc-ssr`): the loader
-   * renders it as it renders a widget, `data-svc-fallback` says why. Its stylesheets are linked
-   * when its bundle is at hand, so it is styled as soon as it renders.
-   */
-  #fallback(
-    name: ComponentName,
-    props: Record<string, unknown>,
-    options: IslandOptions,
-    kind: string,
-  ): string {
-    const own = this.#sources.atHand?.(name)?.bundle;
-    const { apiBase, filesRoot, names } = this.#bases(options);
-    const links =
-      own === undefined ? "" : linksOf(name, own, new Map([[name, own]]), {}, filesRoot);
-    let container = `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='${escapeSingleQuoted(JSON.stringify(props))}'`;
-    if (own !== undefined) container += ` ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}"`;
-    container += ` ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(options.hydrate ?? DEFAULT_HYDRATE)}" ${ISLAND_ATTRIBUTES.fallback}="${escapeHtml(kind)}"`;
-    container += this.#located(apiBase, names);
-    return `${links}${container}></div>`;
-  }
-
-  /**
-   * Where an island's browser finds svc: the API (`apiBase`), the root of the bundles' files
-   * (`filesRoot`: the API's, or the build's in static mode), and whether the island names the
-   * API (it was given).
-   */
-  #bases(options: IslandOptions): Bases {
-    const apiBase = options.apiBase === undefined ? this.#apiBase : trimSlashes(options.apiBase);
-    return {
-      apiBase,
-      filesRoot: this.#staticUrl ?? apiBase,
-      names: options.apiBase !== undefined || this.#namesApi,
-    };
-  }
-
-  /** `data-svc-api` when the island names its API, `data-svc-manifest` in static mode. */
-  #located(apiBase: string, names: boolean): string {
-    let located = names ? ` ${ISLAND_ATTRIBUTES.api}="${escapeHtml(apiBase)}"` : "";
-    if (this.#staticUrl !== undefined) {
-      located += ` ${ISLAND_ATTRIBUTES.manifest}="${escapeHtml(`${this.#staticUrl}/${MANIFEST_FILE}`)}"`;
-    }
-    return located;
-  }
-
-  #createFrame(
-    name: ComponentName,
-    own: ServerBundle,
-    options: IslandOptions,
-    bases: Bases,
-  ): Frame {
-    const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
-    return {
-      links: linksOf(name, own, new Map([[name, own]]), {}, bases.filesRoot),
-      open: `<div ${ISLAND_ATTRIBUTES.component}="${escapeHtml(name)}" ${ISLAND_ATTRIBUTES.props}='`,
-      attributes: `' ${ISLAND_ATTRIBUTES.ssr}="" ${ISLAND_ATTRIBUTES.hash}="${escapeHtml(own.hash)}" ${ISLAND_ATTRIBUTES.hydrate}="${escapeHtml(hydrate)}"`,
-      api: this.#located(bases.apiBase, bases.names),
-    };
   }
 
   async #render(
@@ -342,7 +268,7 @@ export class IslandRenderer {
         issues.map((i) => (i.prop ? `${i.prop}: ${i.message}` : i.message)).join("; "),
       );
     }
-    const bases = this.#bases(options);
+    const bases = this.#markup.bases(options);
     const { filesRoot } = bases;
     let rendering: Rendered | Promise<Rendered>;
     try {
@@ -366,35 +292,15 @@ export class IslandRenderer {
         undefined,
       );
     }
-    // The container's parts that do not change with the props, kept per bundle version when
-    // the bundle object is the handler set's own (at hand): built once, not per render.
-    const frame =
-      atHand?.bundle === own
-        ? this.#frameOf(name, own, options, bases)
-        : this.#createFrame(name, own, options, bases);
-    // The island's CSS-in-JS rules go before it, so the HTML is styled before any script runs.
-    const style =
-      styles === ""
-        ? ""
-        : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
-    const escapedProps = escapeSingleQuoted(JSON.stringify(props));
-    // It loaded no other component (each one loaded has its server bundle here).
-    if (bundles.size === 1) {
-      return `${frame.links}${style}${frame.open}${escapedProps}${frame.attributes}${frame.api}>${html}</div>`;
-    }
-    // Other components rendered inside: the island lists them and links their stylesheets.
-    let deps: Record<string, string> | undefined;
-    for (const other in loaded) {
-      if (other === name) continue;
-      deps ??= {};
-      deps[other] = loaded[other] as string;
-    }
-    const list =
-      deps === undefined
-        ? ""
-        : ` ${ISLAND_ATTRIBUTES.deps}='${escapeSingleQuoted(JSON.stringify(deps))}'`;
-    const links = linksOf(name, own, bundles, loaded, filesRoot);
-    return `${links}${style}${frame.open}${escapedProps}${frame.attributes}${list}${frame.api}>${html}</div>`;
+    return this.#markup.island(
+      name,
+      own,
+      checked,
+      options,
+      bases,
+      { html, styles, loaded, bundles },
+      atHand?.bundle === own,
+    );
   }
 
   /**
@@ -411,29 +317,6 @@ export class IslandRenderer {
       return error; // the frames stay out, as before
     }
     return new RenderError(parts.name, parts.message, stack, parts.cause);
-  }
-
-  #frameOf(name: ComponentName, own: ServerBundle, options: IslandOptions, bases: Bases): Frame {
-    let byApiBase = this.#frames.get(own);
-    if (byApiBase === undefined) {
-      byApiBase = new Map();
-      this.#frames.set(own, byApiBase);
-    }
-    let byStrategy = byApiBase.get(options.apiBase);
-    if (byStrategy === undefined) {
-      // Bounded: API bases and strategies are few (a page's own choices).
-      if (byApiBase.size >= 16) byApiBase.clear();
-      byStrategy = new Map();
-      byApiBase.set(options.apiBase, byStrategy);
-    }
-    const hydrate = options.hydrate ?? DEFAULT_HYDRATE;
-    let frame = byStrategy.get(hydrate);
-    if (frame === undefined) {
-      if (byStrategy.size >= 16) byStrategy.clear();
-      frame = this.#createFrame(name, own, options, bases);
-      byStrategy.set(hydrate, frame);
-    }
-    return frame;
   }
 
   #schemaOf(metadata: ComponentMetadata): ComponentMetadata["props"] {
@@ -500,61 +383,6 @@ export class IslandRenderer {
   get pool(): RenderPool | undefined {
     return this.#engine instanceof RenderPool ? this.#engine : undefined;
   }
-}
-
-/** What an island's container holds besides its props, its dependencies and its HTML. */
-interface Frame {
-  /** The stylesheet links of the component alone (nothing else rendered inside). */
-  links: string;
-  /**
-   * `<div` and the attributes before the props' value, up to its opening quote: a single
-   * one, so the JSON's own `"` need no escaping (see `escapeSingleQuoted`).
-   */
-  open: string;
-  /** From the props' closing quote to the strategy, inclusive. */
-  attributes: string;
-  /** `data-svc-api` when the island names its API, `data-svc-manifest` in static mode. */
-  api: string;
-}
-
-/** Where an island's browser finds svc (see `IslandRenderer#bases`). */
-interface Bases {
-  apiBase: string;
-  filesRoot: string;
-  names: boolean;
-}
-
-function trimSlashes(url: string): string {
-  return url.replace(/\/+$/, "");
-}
-
-/**
- * The stylesheets of every component the island rendered (each file once, in the order they
- * were loaded), linked before it: the HTML is styled before any script runs, under a CSP of
- * `style-src 'self'` (the files are content-addressed: their names change with their bytes).
- */
-function linksOf(
-  name: ComponentName,
-  own: ServerBundle,
-  bundles: ReadonlyMap<string, ServerBundle>,
-  loaded: Readonly<Record<string, string>>,
-  filesRoot: string,
-): string {
-  let links = "";
-  if (own.stylesheets.length > 0 || bundles.size > 1) {
-    const sheets = new Set<string>();
-    for (const [component, bundle] of bundles) {
-      if (component !== name && !Object.hasOwn(loaded, component)) continue;
-      for (const sheet of bundle.stylesheets) sheets.add(sheet);
-    }
-    // From another origin, fetched as the loader's `fetch` fetches it (CORS, no cookies), so
-    // the browser's cache answers the loader: one download per file.
-    const cors = /^[a-z][a-z\d+.-]*:/i.test(filesRoot) ? " crossorigin" : "";
-    for (const sheet of sheets) {
-      links += `<link rel="stylesheet" href="${escapeHtml(`${filesRoot}/bundles/${sheet}`)}"${cors} data-svc-css="${escapeHtml(name)}">`;
-    }
-  }
-  return links;
 }
 
 /** `value` when it is a whole number of at least `least` (1 by default); undefined when unset. */

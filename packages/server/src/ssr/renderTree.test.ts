@@ -1,6 +1,8 @@
 import type { ComponentMetadata } from "@svc/protocol";
 import { describe, expect, it } from "vitest";
-import { Evaluations, loadPeers, renderTree, type TreeRender } from "./renderTree.ts";
+import { Evaluations } from "./evaluations.ts";
+import { loadPeers } from "./peers.ts";
+import { renderTree, type TreeRender } from "./renderTree.ts";
 
 /** Server bundles written by hand (CommonJS, as esbuild writes them for Node). */
 const BUNDLES = {

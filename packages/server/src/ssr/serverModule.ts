@@ -1,8 +1,7 @@
 import { builtinModules, SourceMap } from "node:module";
-import { setFlagsFromString } from "node:v8";
-import { Script } from "node:vm";
 import { contentHash } from "../bundling/bundler.ts";
 import { SERVER_ASSET_URL } from "../bundling/componentFiles.ts";
+import { compileUncached } from "./reactInterop.ts";
 
 /** A component's server bundle, evaluated: its exports. */
 export type ServerModule = Readonly<Record<string, unknown>>;
@@ -18,31 +17,6 @@ export interface EvaluatedBundle {
 }
 
 const builtins = new Set(builtinModules);
-
-/** The process runs without V8's compilation cache anyway: nothing to turn back on. */
-const cacheOff = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some(
-  (flag) => /^--no[-_]compilation[-_]cache$/.test(flag),
-);
-
-/**
- * `source` compiled without V8's isolate-wide compilation cache. That cache keeps every script
- * it has compiled (its source, its functions' bytecode) for as long as the isolate lives — a
- * `vm.Script`, `new Function` and `compileFunction` alike; only a last-resort GC empties it —
- * so each version of a component evaluated in a long-lived process would stay in memory for
- * good (measured: ~2× the bundle's size per version, never collected). The cache only helps
- * when the very same source is compiled again, which a server bundle never is (it is
- * evaluated once per version and API base), so it is turned off for this one synchronous
- * compile and back on at once: nothing else can compile in between on this thread.
- */
-function compile(source: string, filename: string): Script {
-  if (cacheOff) return new Script(source, { filename });
-  setFlagsFromString("--no-compilation-cache");
-  try {
-    return new Script(source, { filename });
-  } finally {
-    setFlagsFromString("--compilation-cache");
-  }
-}
 
 /**
  * The file name a server bundle's version is evaluated under, which its stack frames show:
@@ -91,7 +65,7 @@ export function evaluateServerBundle(
   const filename = serverBundleFile(name, serverHash);
   // The wrapper's first line is its own, so the bundle's line n is the script's line n + 1.
   const source = `(function (exports, require, module, __filename, __dirname, ${SERVER_ASSET_URL}) {\n${code}\n})`;
-  const run = compile(source, filename).runInThisContext() as (
+  const run = compileUncached(source, filename).runInThisContext() as (
     exports: object,
     require: (id: string) => unknown,
     module: { exports: object },
