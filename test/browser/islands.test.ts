@@ -6,6 +6,8 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseHydrate } from "@svc/protocol";
 import {
   build,
   ComponentRegistry,
@@ -15,7 +17,8 @@ import {
   parseComponentName,
   silentLogger,
 } from "@svc/server";
-import type { Browser, ConsoleMessage, Locator, Page } from "playwright-core";
+import * as esbuild from "esbuild";
+import type { Browser, ConsoleMessage, Locator, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildLoaderOnce,
@@ -121,6 +124,10 @@ const loaderRequests: string[] = [];
 const slowLoaderRequests: number[] = [];
 /** When `/static/svc/loader.extras.js` (beside the build's manifest) was asked for. */
 const staticExtrasRequests: number[] = [];
+/** Every request path (with query), in order. */
+const allRequests: string[] = [];
+/** A React app that hydrates the page's islands with `@svc/react`'s `hydrateIsland`. */
+let hydratingApp: string;
 
 beforeAll(async () => {
   const [launched, root, buildRoot, loader] = await Promise.all([
@@ -130,6 +137,7 @@ beforeAll(async () => {
     buildLoaderOnce(),
   ]);
   browser = launched;
+  hydratingApp = await bundleHydratingApp();
   dir = root;
   out = buildRoot;
   await writeFiles(dir, { ...COMPONENTS, "card/photo.png": noisePng(12) as unknown as string });
@@ -147,6 +155,7 @@ beforeAll(async () => {
   ]);
   server = createServer((req, res) => {
     const url = req.url ?? "/";
+    allRequests.push(url);
     const page = pages.get(url);
     if (page !== undefined) {
       const policy = policies.get(url);
@@ -162,6 +171,10 @@ beforeAll(async () => {
       loaderRequests.push(url);
       const code = url === "/svc/loader.js" ? loaderCode : devLoaderCode;
       res.writeHead(200, { "content-type": "text/javascript" }).end(code);
+      return;
+    }
+    if (url === "/hydrating-app.js") {
+      res.writeHead(200, { "content-type": "text/javascript" }).end(hydratingApp);
       return;
     }
     if (url === "/favicon.ico") {
@@ -209,6 +222,36 @@ afterAll(async () => {
   await removeDir(out);
 });
 
+/** The app `/hydrating-app.js`, bundled as an app's build would (React and `@svc/react` in it). */
+async function bundleHydratingApp(): Promise<string> {
+  const result = await esbuild.build({
+    stdin: {
+      contents: `import { createSvcClient, hydrateIsland, installReactModules } from "@svc/react";
+import { QueryClient } from "@tanstack/react-query";
+import * as ReactDOM from "react-dom";
+import * as ReactDOMClient from "react-dom/client";
+installReactModules({ "react-dom": ReactDOM, "react-dom/client": ReactDOMClient });
+const client = createSvcClient({ apiBase: "/api" });
+const queryClient = new QueryClient();
+for (const container of document.querySelectorAll("[data-svc-ssr]")) {
+  hydrateIsland(container, { client, queryClient, hydrateRoot: ReactDOMClient.hydrateRoot });
+}
+`,
+      resolveDir: fileURLToPath(new URL(".", import.meta.url)),
+      loader: "tsx",
+    },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["source"],
+    define: { "process.env.NODE_ENV": '"development"' },
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]?.text ?? "";
+}
+
 async function island(name: string, props: object, hydrate = "load"): Promise<string> {
   return islands.renderIsland(parseComponentName(name), props, {
     hydrate: hydrate as "load",
@@ -236,6 +279,7 @@ async function open(
   page.on("pageerror", (error) => errors.push(error.message));
   const requestsFrom = bundleRequests.length;
   const loadersFrom = loaderRequests.length;
+  const allFrom = allRequests.length;
   await page.goto(`${base}${path}`);
   return {
     page,
@@ -245,6 +289,8 @@ async function open(
       messages.filter((m) => m.type() === "error" || m.type() === "warning").map((m) => m.text()),
     bundlesRequested: () => bundleRequests.slice(requestsFrom).map((r) => r.path),
     loadersRequested: () => loaderRequests.slice(loadersFrom),
+    /** Every request since the page was opened. */
+    requested: () => allRequests.slice(allFrom),
     close: () => context.close(),
   };
 }
@@ -354,6 +400,57 @@ describe("islands", () => {
       // The other one stays the server's HTML: a click changes nothing.
       await tab.page.locator("#narrow .count").click();
       expect(await text(tab.page, "#narrow .count")).toBe("1");
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("hydrate a visible:200px island 150px below the fold without scrolling, and a visible one there only once scrolled to", async () => {
+    const near = await island("counter", { start: 4 }, "visible:200px");
+    const plain = await island("tally", { label: "plain" }, "visible");
+    const tab = await open(
+      "/visible-margin.html",
+      `<div style="height: calc(100vh + 150px)">spacer</div><div style="display: flex; gap: 20px">${near}${plain}</div>`,
+    );
+    const names = () => tab.bundlesRequested().map((path) => path.split(/[/.]/)[3]);
+    try {
+      await poll(names).toEqual(["counter"]);
+      await tab.page.waitForTimeout(800);
+      expect(names()).toEqual(["counter"]);
+      expect(await tab.page.evaluate(() => scrollY)).toBe(0);
+      await tab.page.locator(".tally").scrollIntoViewIfNeeded();
+      await poll(names).toEqual(["counter", "tally"]);
+      await clicked(tab.page.locator(".count")).toBeGreaterThan(4);
+      expect(tab.problems()).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("parse every media query parseHydrate accepts (Chromium's matchMedia)", async () => {
+    const queries = [
+      "(min-width: 800px)",
+      "screen and (max-width: 40em)",
+      "(prefers-reduced-motion: reduce)",
+      "(hover)",
+      "print",
+      "only screen and (min-width: 800px) and (orientation: landscape)",
+      "not all and (monochrome)",
+      "(min-aspect-ratio: 16/9), print",
+      "(width >= 800px)",
+      "(400px < width <= 900px)",
+      "(hover) or (min-resolution: 2dppx)",
+      "not (hover)",
+      "screen and not (color)",
+    ];
+    expect(queries.filter((query) => parseHydrate(`media:${query}`) === undefined)).toEqual([]);
+    const tab = await open("/media-queries.html", "<p>queries</p>", { loader: "/svc/islands.js" });
+    try {
+      const parsed = await tab.page.evaluate(
+        (list) => list.filter((query) => matchMedia(query).media === "not all"),
+        queries,
+      );
+      expect(parsed).toEqual([]);
     } finally {
       await tab.close();
     }
@@ -606,6 +703,200 @@ describe("islands.js, the start of a page of islands", () => {
       // Static mode: nothing from the API.
       expect(tab.bundlesRequested()).toEqual([]);
       expect(tab.problems()).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+});
+
+/**
+ * Holds back `page`'s requests for URLs matching `pattern` until `release()`: what a test does
+ * meanwhile happens before they are answered, however slow the machine.
+ */
+async function holdRequests(page: Page, pattern: RegExp) {
+  const held: Route[] = [];
+  let holding = true;
+  await page.route(pattern, (route) => {
+    if (holding) held.push(route);
+    else void route.continue();
+  });
+  return {
+    held: () => held.length,
+    async release() {
+      holding = false;
+      await Promise.all(held.splice(0).map((route) => route.continue()));
+    },
+  };
+}
+
+const BUNDLES = /\/api\/bundles\/[^/]+\.js/;
+
+describe("interaction islands", () => {
+  for (const loader of ["/svc/loader.js", "/svc/loader.dev.js"]) {
+    it(`fetch nothing until interacted with, and count the click that woke them once hydrated (${loader})`, async () => {
+      const body = await island("counter", { start: 0 }, "interaction");
+      const tab = await open(`/interaction${loader.replaceAll("/", "-")}.html`, body, { loader });
+      const count = tab.page.locator(".count");
+      const bundles = await holdRequests(tab.page, BUNDLES);
+      try {
+        await tab.page.waitForTimeout(800);
+        await count.hover(); // a pointer passing over is no interaction
+        await tab.page.waitForTimeout(300);
+        expect(bundles.held()).toBe(0);
+        // One click, while its bundle is held back: it comes before hydration.
+        await count.click();
+        await poll(() => bundles.held()).toBe(1);
+        expect(await count.textContent()).toBe("0");
+        await bundles.release();
+        await poll(() => count.textContent()).toBe("1");
+        expect(tab.bundlesRequested()).toHaveLength(1);
+        await tab.page.waitForTimeout(500);
+        expect(await count.textContent()).toBe("1"); // once, not replayed twice
+        await count.click(); // hydrated: React's at once
+        expect(await count.textContent()).toBe("2");
+        expect(tab.problems()).toEqual([]);
+        expect(tab.errors).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    });
+  }
+
+  it("wake on the focus of Tab, and count a button pressed with Enter or Space before hydration", async () => {
+    const first = await island("counter", { start: 0 }, "interaction");
+    const second = await island("tally", { label: "keys" }, "interaction");
+    const tab = await open(
+      "/interaction-keys.html",
+      `<p>text</p><section id="a">${first}</section><section id="b">${second}</section>`,
+      { loader: "/svc/loader.dev.js" },
+    );
+    const a = tab.page.locator("#a .count");
+    const b = tab.page.locator("#b .tally");
+    const bundles = await holdRequests(tab.page, BUNDLES);
+    const focused = () => tab.page.evaluate(() => document.activeElement?.className);
+    try {
+      await tab.page.waitForTimeout(500);
+      expect(bundles.held()).toBe(0);
+      await tab.page.keyboard.press("Tab");
+      expect(await focused()).toBe("count");
+      await poll(() => bundles.held()).toBe(1); // its focus woke it
+      await tab.page.keyboard.press("Enter");
+      await tab.page.keyboard.press("Tab");
+      expect(await focused()).toBe("tally");
+      await poll(() => bundles.held()).toBe(2);
+      await tab.page.keyboard.press(" ");
+      expect([await a.textContent(), await b.textContent()]).toEqual(["0", "0"]);
+      await bundles.release();
+      await poll(() => a.textContent()).toBe("1");
+      await poll(() => b.textContent()).toBe("1");
+      await tab.page.waitForTimeout(500);
+      expect([await a.textContent(), await b.textContent()]).toEqual(["1", "1"]);
+      expect(tab.problems()).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("on a page started by /api/islands.js: the loader comes on the first click, and the click counts", async () => {
+    const body = await island("counter", { start: 0 }, "interaction");
+    const tab = await open("/interaction-start.html", `<p>text</p>${body}`, {
+      loader: "/api/islands.js",
+    });
+    const count = tab.page.locator(".count");
+    const loaders = () => tab.requested().filter((path) => /\/loader[.\w]*\.js/.test(path));
+    const bundles = await holdRequests(tab.page, BUNDLES);
+    try {
+      await tab.page.waitForTimeout(800);
+      await count.hover();
+      expect(tab.requested()).toContain("/api/islands.js");
+      expect(loaders()).toEqual([]);
+      expect(bundles.held()).toBe(0);
+      expect(await tab.page.evaluate(() => "svc" in window)).toBe(false);
+      await count.click();
+      await poll(loaders).toHaveLength(2);
+      expect(loaders().sort()).toEqual(["/api/loader.extras.js", "/api/loader.js"]);
+      await poll(() => bundles.held()).toBe(1);
+      expect(await count.textContent()).toBe("0");
+      await bundles.release();
+      await poll(() => count.textContent()).toBe("1");
+      await tab.page.waitForTimeout(500);
+      expect(await count.textContent()).toBe("1");
+      await count.click();
+      expect(await count.textContent()).toBe("2");
+      // The loader used the bundle islands.js preloaded.
+      expect(tab.bundlesRequested()).toHaveLength(1);
+      expect(tab.errors).toEqual([]);
+      expect(tab.problems().filter((p) => /hydrat/i.test(p))).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("keep watching while the loader is on its way: a second island clicked meanwhile counts too", async () => {
+    const first = await island("counter", { start: 0 }, "interaction");
+    const second = await island("counter", { start: 10 }, "interaction");
+    const tab = await open(
+      "/interaction-slow.html",
+      `<section id="a">${first}</section><section id="b">${second}</section>`,
+      { loader: "/svc/islands.js" },
+    );
+    const a = tab.page.locator("#a .count");
+    const b = tab.page.locator("#b .count");
+    const loader = await holdRequests(tab.page, /\/svc\/loader\.js$/);
+    try {
+      await tab.page.waitForTimeout(500);
+      await a.click();
+      await poll(() => loader.held()).toBe(1);
+      await b.click(); // the loader is not there yet
+      expect(await tab.page.evaluate(() => "svc" in window)).toBe(false);
+      await loader.release();
+      await poll(() => a.textContent()).toBe("1");
+      await poll(() => b.textContent()).toBe("11");
+      await tab.page.waitForTimeout(500);
+      expect([await a.textContent(), await b.textContent()]).toEqual(["1", "11"]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("in a React app (@svc/react's hydrateIsland): the click before hydration counts", async () => {
+    const body = await island("counter", { start: 0 }, "interaction");
+    const tab = await open("/interaction-app.html", `<p>text</p>${body}`, {
+      loader: "/hydrating-app.js",
+      scriptAttributes: ' type="module"',
+    });
+    const count = tab.page.locator(".count");
+    const bundles = await holdRequests(tab.page, BUNDLES);
+    try {
+      await tab.page.waitForTimeout(800);
+      expect(bundles.held()).toBe(0);
+      await count.click();
+      await poll(() => bundles.held()).toBe(1);
+      expect(await count.textContent()).toBe("0");
+      await bundles.release();
+      await poll(() => count.textContent()).toBe("1");
+      await tab.page.waitForTimeout(500);
+      expect(await count.textContent()).toBe("1");
+      expect(tab.problems()).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("hand a held click on a link to the page when the loader cannot be fetched", async () => {
+    const body = await island("counter", { start: 0 }, "interaction");
+    const tab = await open(
+      "/interaction-missing.html",
+      body.replace("</button>", '</button><a id="next" href="#followed">next</a>'),
+      { loader: "/svc/islands.js", scriptAttributes: ' data-svc-loader="/nowhere/loader.js"' },
+    );
+    try {
+      await tab.page.locator("#next").click();
+      await poll(() => tab.page.evaluate(() => location.hash)).toBe("#followed");
+      expect(await text(tab.page, ".count")).toBe("0");
     } finally {
       await tab.close();
     }

@@ -13,7 +13,7 @@
 import type { LiveEvent } from "@svc/protocol";
 import type * as SvcReact from "@svc/react";
 import type { SvcClient } from "@svc/runtime";
-import { readIsland, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
+import { readIsland, replayInteraction, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
 import { followEvents } from "@svc/runtime/live";
 
 /** Set by the build from `package.json` (see build.ts): the loader checks it is its own. */
@@ -40,7 +40,8 @@ export interface IslandHost {
 /**
  * Hydrates a server-rendered island when its strategy says so: its bundle and every component
  * it loaded on the server (`data-svc-deps`) are fetched at once, under their hashes, then the
- * same tree the server rendered is hydrated. Returns what stops the wait.
+ * same tree the server rendered is hydrated, and the clicks an `interaction` island held back
+ * meanwhile are replayed. Returns what stops the wait.
  */
 export function hydrateIsland(container: Element, name: string, host: IslandHost): () => void {
   return whenToHydrate(container, async () => {
@@ -61,6 +62,9 @@ export function hydrateIsland(container: Element, name: string, host: IslandHost
       host.hydrate(reportMismatch(name));
     } catch (error) {
       console.error(`svc: island "${name}":`, error);
+    } finally {
+      // The clicks an `interaction` island held back: React's now (or the page's, failed).
+      replayInteraction(container);
     }
   });
 }

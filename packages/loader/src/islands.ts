@@ -8,10 +8,16 @@
  *
  * The islands' HTML is the content already; only hydrating one needs React. So this script
  * waits on every island's strategy (`data-svc-hydrate`: `load`, `idle`, `visible`,
- * `media:(…)`; `none` never) and fetches `loader.js` — React with it — when the first one
- * fires, from beside itself (or from `data-svc-loader`). The loader then takes over every
- * container on the page, the islands' strategies included. A page whose islands never come
- * into view (or are all `none`) runs this script and nothing else.
+ * `visible:<margin>`, `interaction`, `media:(…)`; `none` never) and fetches `loader.js` —
+ * React with it — when the first one fires, from beside itself (or from `data-svc-loader`).
+ * The loader then takes over every container on the page, the islands' strategies included. A
+ * page whose islands never come into view (or are all `none`) runs this script and nothing
+ * else.
+ *
+ * An `interaction` island keeps watching until the loader takes over (an interaction while
+ * the loader is on its way is not missed): one woken here holds back its clicks, and the
+ * loader hydrates it at once and replays them (`whenToHydrate`). Should the loader not load,
+ * the held clicks go to the page as they are.
  *
  * The loader is fetched at once for a container the server did not render (it has nothing to
  * show without it) and for live reload (`data-svc-live`). The loader script it adds carries
@@ -25,7 +31,7 @@
  * manifest, which the loader reads first).
  */
 import { bundlePath, ISLAND_ATTRIBUTES, LOADER_EXTRAS_FILE } from "@svc/protocol";
-import { whenToHydrate } from "@svc/runtime/islands";
+import { replayInteraction, whenToHydrate } from "@svc/runtime/islands";
 
 /** What the loader reads from its own script tag: handed on to the one this script adds. */
 const HANDED_ON = ["data-svc-api", "data-svc-manifest", "data-svc-live"];
@@ -44,6 +50,8 @@ function start(script: HTMLScriptElement | null): void {
   ).href;
   /** What stops each island's wait: the loader waits on them itself once it is there. */
   const waits: (() => void)[] = [];
+  /** `interaction` islands: their watch is the loader's too (see above), so it is kept. */
+  const watched: Element[] = [];
   let requested = false;
 
   const fetchLoader = (due?: Element) => {
@@ -64,6 +72,7 @@ function start(script: HTMLScriptElement | null): void {
     }
     if (script?.nonce) loader.nonce = script.nonce;
     loader.onerror = () => {
+      for (const container of watched) replayInteraction(container);
       console.error(
         `svc islands: ${loaderUrl} could not be loaded (serve loader.js beside islands.js, or name it with data-svc-loader)`,
       );
@@ -76,7 +85,12 @@ function start(script: HTMLScriptElement | null): void {
     for (const container of document.querySelectorAll(`[${ISLAND_ATTRIBUTES.component}]`)) {
       // Nothing on the page for it until the loader renders it, or it follows live reload.
       if (!container.hasAttribute(ISLAND_ATTRIBUTES.ssr) || isLive(container)) return fetchLoader();
-      waits.push(whenToHydrate(container, () => fetchLoader(container)));
+      const stop = whenToHydrate(container, () => fetchLoader(container));
+      if (container.getAttribute(ISLAND_ATTRIBUTES.hydrate) === "interaction") {
+        watched.push(container);
+      } else {
+        waits.push(stop);
+      }
       if (requested) return;
     }
   };
@@ -94,9 +108,16 @@ function start(script: HTMLScriptElement | null): void {
  * URL: every island the loader hydrates names the same API (it asks the first one's).
  */
 function preloadFor(script: HTMLScriptElement | null, due: Element): void {
-  const manifest = script?.dataset.svcManifest;
+  const manifest = due.getAttribute(ISLAND_ATTRIBUTES.manifest) ?? script?.dataset.svcManifest;
+  // As the loader finds it: the island's, the script's, the API beside a script of another
+  // origin (`http://…/api/islands.js`), else `/api`.
+  const scriptApi =
+    script?.dataset.svcApi ??
+    (script?.src && new URL(script.src, document.baseURI).origin !== location.origin
+      ? new URL(".", script.src).href
+      : "/api");
   const apiOf = (element: Element) =>
-    (element.getAttribute("data-svc-api") ?? script?.dataset.svcApi ?? "/api").replace(/\/+$/, "");
+    (element.getAttribute(ISLAND_ATTRIBUTES.api) ?? scriptApi).replace(/\/+$/, "");
   const apiBase = apiOf(due);
   const urls: string[] = [];
   const islands = document.querySelectorAll(`[${ISLAND_ATTRIBUTES.ssr}]`);

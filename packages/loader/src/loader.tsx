@@ -170,6 +170,17 @@ function apiOfScript(script: HTMLScriptElement | null): string | undefined {
   return new URL(".", url).href.replace(/\/+$/, "");
 }
 
+/**
+ * Hands back the clicks an `interaction` island held while it waited to hydrate, when it will
+ * not be hydrated after all (see `replayInteraction` in `@svc/runtime/islands`, whose watch
+ * sits on the element under this symbol: the loader itself does not bundle that module).
+ */
+function releaseClicks(container: Element): void {
+  (container as unknown as Record<symbol, { release?: () => void } | undefined>)[
+    Symbol.for("svc.interaction")
+  ]?.release?.();
+}
+
 function createLoader(): SvcGlobal {
   const script =
     document.currentScript instanceof HTMLScriptElement
@@ -484,6 +495,8 @@ function createLoader(): SvcGlobal {
               : moduleOf(source, other),
           queryClient: () => queryClientOf(source),
           hydrate(onRecoverableError) {
+            // Unmounted while its bundles loaded: nothing to hydrate any more.
+            if (mounted.get(container) !== state) return;
             const hydratedWith = state.props;
             state.root = hydrateRoot(container, tree(state), { onRecoverableError });
             // Props changed (svc.update) while it waited: hydrated as rendered, now updated.
@@ -491,7 +504,10 @@ function createLoader(): SvcGlobal {
           },
         });
       },
-      (error: unknown) => console.error(`svc: island "${name}":`, error),
+      (error: unknown) => {
+        releaseClicks(container);
+        console.error(`svc: island "${name}":`, error);
+      },
     );
   }
 
@@ -521,6 +537,9 @@ function createLoader(): SvcGlobal {
       hydrate(container, state);
       return;
     }
+    // A server-rendered island rendered anew instead (its props or React unusable): the
+    // clicks it held go to the page.
+    if (island || container.hasAttribute("data-svc-ssr")) releaseClicks(container);
     state.root = createRoot(container);
     draw(state);
   }
@@ -613,6 +632,8 @@ function createLoader(): SvcGlobal {
       if (state === undefined) return;
       mounted.delete(container);
       state.cancel?.();
+      // Unmounted before it hydrated: nothing will replay what it held.
+      if (state.root === undefined) releaseClicks(container);
       state.root?.unmount();
     },
   };

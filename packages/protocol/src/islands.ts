@@ -4,8 +4,19 @@
  * `@svc/react`, so both take their names from here.
  */
 
-/** When the browser hydrates an island (Astro's `client:*` directives). */
-export type HydrateStrategy = "load" | "idle" | "visible" | "none" | `media:${string}`;
+/**
+ * When the browser hydrates an island (Astro's `client:*` directives): `visible:<margin>`
+ * carries an `IntersectionObserver` `rootMargin`, `media:<query>` a media query; both are
+ * checked by {@link parseHydrate}.
+ */
+export type HydrateStrategy =
+  | "load"
+  | "idle"
+  | "visible"
+  | "interaction"
+  | "none"
+  | `visible:${string}`
+  | `media:${string}`;
 
 /** The default strategy. */
 export const DEFAULT_HYDRATE: HydrateStrategy = "load";
@@ -27,18 +38,74 @@ export const ISLAND_ATTRIBUTES = {
    * browser fetches them with the island's own bundle, in parallel, before hydrating.
    */
   deps: "data-svc-deps",
+  /**
+   * The URL at which the browser reaches svc's API for this island (its `publicUrl`): set
+   * when the page is not on svc's origin, or svc not at `/api` (also on widgets).
+   */
+  api: "data-svc-api",
+  /** Static mode: the build's `manifest.json`, which names the island's bundle files. */
+  manifest: "data-svc-manifest",
+  /**
+   * The server could not render it (the error's kind, e.g. `RenderTimeout`): the container is
+   * empty, and the browser renders the component itself instead of hydrating.
+   */
+  fallback: "data-svc-fallback",
 } as const;
 
 /**
  * The strategy a string names, or undefined when it names none: `load`, `idle`, `visible`,
- * `none`, or `media:<query>` (e.g. `media:(min-width: 800px)`, the query non-empty).
+ * `interaction`, `none`, `visible:<margin>` or `media:<query>`.
+ *
+ * - `<margin>` is CSS margin syntax as `IntersectionObserver`'s `rootMargin` takes it: one to
+ *   four lengths in `px` or `%`, parted by spaces (`200px`, `200px 0px`, `-10% 0px 5%`).
+ * - `<query>` is a media query list, checked with a small grammar (the server has no browser
+ *   to ask): queries parted by commas, each a media type (`all`, `screen`, `print`, after an
+ *   optional `not` or `only`) with an optional `and` and a condition without `or`, or a
+ *   condition alone. A condition is `not (<feature>)`, or features joined by `and` only or by
+ *   `or` only (Media Queries 4: `(a) and (b) or (c)` needs parentheses). A feature is
+ *   `(name)`, `(name: value)` or a range (`(width >= 800px)`, `(400px < width < 900px)`); a
+ *   value is words and numbers (letters, digits, `.`, `-`, `/`, `%`). So `(min-width: 800px)`,
+ *   `screen and (max-width: 40em)` and `(prefers-reduced-motion: reduce)` pass; `bogus`, `()`
+ *   and an unclosed `(` do not. Nested conditions (`((a) or (b))`) are not in the grammar.
  */
 export function parseHydrate(value: string): HydrateStrategy | undefined {
-  if (value === "load" || value === "idle" || value === "visible" || value === "none") {
+  if (
+    value === "load" ||
+    value === "idle" ||
+    value === "visible" ||
+    value === "interaction" ||
+    value === "none"
+  ) {
     return value;
   }
-  if (value.startsWith("media:") && value.length > "media:".length && value.length < 500) {
+  if (value.length > MAX_STRATEGY_LENGTH) return undefined;
+  if (value.startsWith("visible:") && ROOT_MARGIN.test(value.slice("visible:".length))) {
+    return value as HydrateStrategy;
+  }
+  if (value.startsWith("media:") && isMediaQueryList(value.slice("media:".length))) {
     return value as HydrateStrategy;
   }
   return undefined;
+}
+
+/** Longer strategies are refused: no real margin or media query comes near. */
+const MAX_STRATEGY_LENGTH = 500;
+
+/** One to four lengths in `px` or `%`, parted by spaces: `rootMargin`'s own syntax. */
+const ROOT_MARGIN =
+  /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:px|%)(?: +-?(?:\d+(?:\.\d+)?|\.\d+)(?:px|%)){0,3}$/;
+
+// The grammar is built when first asked for, inside a function: the browser's scripts, which
+// import this module but not `parseHydrate`, leave it out of their bundles.
+function isMediaQueryList(list: string): boolean {
+  /** A word or number of a feature: `reduce`, `800px`, `16/9`, `1.5dppx`, `-webkit-…`. */
+  const token = String.raw`[\w.\-/%]+`;
+  /** `(name)`, `(name: value)`, or a range: `(width >= 800px)`, `(400px < width < 900px)`. */
+  const feature = String.raw`\(\s*(?:[a-z-]+(?:\s*:\s*${token}(?:\s+${token})*)?|${token}\s*(?:[<>]=?|=)\s*${token}(?:\s*(?:[<>]=?|=)\s*${token})?)\s*\)`;
+  /** `not (a)`, `(a) and (b) …`: what may follow a media type's `and`. */
+  const withoutOr = String.raw`(?:not\s+${feature}|${feature}(?:\s+and\s+${feature})*)`;
+  const typed = String.raw`(?:(?:not|only)\s+)?(?:all|screen|print)(?:\s+and\s+${withoutOr})?`;
+  const condition = String.raw`${withoutOr}|${feature}(?:\s+or\s+${feature})+`;
+  const query = new RegExp(`^(?:${typed}|${condition})$`, "i");
+  return list.split(",").every((part) => query.test(part.trim()));
 }

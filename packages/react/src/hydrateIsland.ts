@@ -1,6 +1,6 @@
 import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { SvcClient } from "@svc/runtime";
-import { readIsland, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
+import { readIsland, replayInteraction, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
 import type { QueryClient } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";
@@ -39,9 +39,10 @@ export interface HydrateIslandOptions {
  * `renderIsland`) when its strategy says so (`data-svc-hydrate`):
  *
  * - `load`: at once; `idle`: when the browser is idle (`requestIdleCallback`, at most 2 s
- *   later); `visible`: when it scrolls into view (`IntersectionObserver`); `media:(<query>)`:
- *   when the media query matches; `none`: never — its HTML is the content, no bundle is
- *   fetched.
+ *   later); `visible`: when it scrolls into view (`IntersectionObserver`; `visible:200px`
+ *   that far before); `interaction`: on the first `pointerdown`, `keydown` or `focusin` in
+ *   it, the clicks until it is hydrated replayed then; `media:(<query>)`: when the media query
+ *   matches; `none`: never — its HTML is the content, no bundle is fetched.
  * - Then the island's bundle and every component it loaded on the server (`data-svc-deps`)
  *   are fetched at once, in parallel, under their hashes, and the same tree the server
  *   rendered is hydrated with `hydrateRoot`: no waterfall, no mismatch. A mismatch React
@@ -83,8 +84,12 @@ async function hydrate(container: Element, options: HydrateIslandOptions): Promi
     const root = options.hydrateRoot(container, tree, {
       onRecoverableError: reportMismatch(name),
     });
+    // The clicks an `interaction` island held back: React's now, before anything else runs.
+    replayInteraction(container);
     options.onHydrated?.(root);
   } catch (error) {
+    // Without React, the page's own behaviour gets them (a link followed).
+    replayInteraction(container);
     (options.onError ?? ((e: unknown) => console.error(`svc: island "${name}":`, e)))(error);
   }
 }

@@ -177,7 +177,7 @@ function strategyOf(
   const strategy = parseHydrate(value);
   if (strategy === undefined) {
     refuse(
-      `hydrate=${JSON.stringify(value.slice(0, 60))} is no strategy: use load, idle, visible, none or media:(<query>)`,
+      `hydrate=${JSON.stringify(value.slice(0, 60))} is no strategy: use load, idle, visible, visible:<margin>, interaction, none or media:(<query>)`,
     );
   }
   return strategy;

@@ -176,6 +176,12 @@ export default function Waiter() {
     const invalid = await failure(handlers.renderIsland(cn("counter"), { start: "three" }));
     expect(invalid).toMatchObject({ kind: "InvalidProps", malformed: false });
     expect(invalid?.message).toMatch(/start: .*integer/);
+    // A strategy the browser could not follow, asked for in process as over HTTP.
+    const strategy = await failure(
+      handlers.renderIsland(cn("counter"), {}, { hydrate: "media:bogus" as never }),
+    );
+    expect(strategy).toMatchObject({ kind: "InvalidProps", malformed: true });
+    expect(strategy?.message).toMatch(/is no strategy/);
   });
 
   it("checks props against schema.json as it is now, after an edit", async () => {

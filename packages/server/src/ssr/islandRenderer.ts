@@ -3,6 +3,7 @@ import {
   type ComponentName,
   type HydrateStrategy,
   InvalidPropsError,
+  parseHydrate,
   propsShapeIssue,
 } from "@svc/protocol";
 import { consoleLogger, type Logger } from "../logger.ts";
@@ -230,6 +231,13 @@ export class IslandRenderer {
   ): Promise<string> {
     if (typeof props !== "object" || props === null || Array.isArray(props)) {
       throw new InvalidPropsError(name, "props must be a JSON object", { malformed: true });
+    }
+    if (options.hydrate !== undefined && parseHydrate(options.hydrate) === undefined) {
+      throw new InvalidPropsError(
+        name,
+        `hydrate: ${JSON.stringify(String(options.hydrate).slice(0, 60))} is no strategy: use load, idle, visible, visible:<margin>, interaction, none or media:(<query>)`,
+        { malformed: true },
+      );
     }
     // Before anything runs: props that cannot cross to the browser as JSON, or that React
     // cannot pass as they are, whatever the schema says (see `propsShapeIssue`).
