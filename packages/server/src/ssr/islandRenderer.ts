@@ -168,14 +168,8 @@ export class IslandRenderer {
     );
     if (options.fallback !== "client") return rendering;
     return rendering.catch((error: unknown) => {
-      const kind = errorKindOf(error);
-      if (!FALLBACK_KINDS.has(kind)) throw error;
-      this.#logger.error(
-        `svc: island "${name}" could not be rendered on the server (${kind}); the browser renders it instead`,
-        error,
-      );
-      const own = this.#sources.atHand?.(name)?.bundle;
-      return this.#markup.fallback(name, own, props as Record<string, unknown>, options, kind);
+      if (!FALLBACK_KINDS.has(errorKindOf(error))) throw error;
+      return this.#fallback(name, props, options, error);
     });
   }
 
@@ -192,35 +186,46 @@ export class IslandRenderer {
       timer = setTimeout(() => resolve("expired"), this.#timeoutMs);
     });
     // Started in one burst of calls: the renders that may are batched.
-    const pending = items.map((item) => {
+    const started = items.map((item) => {
+      let options: IslandOptions = {};
       try {
-        const options = item.options?.() ?? {};
-        return this.render(item.name as ComponentName, item.props, options).then(
+        options = item.options?.() ?? {};
+        const result = this.render(item.name as ComponentName, item.props, options).then(
           (html) => ({ html }),
           (error: unknown) => ({ error }),
         );
+        return { options, result };
       } catch (error) {
-        return Promise.resolve({ error });
+        return { options, result: Promise.resolve({ error }) };
       }
     });
     try {
       return await Promise.all(
-        pending.map((result, index) =>
-          Promise.race([result, expired]).then((settled) =>
-            settled === "expired"
-              ? {
-                  error: new RenderTimeoutError(
-                    (items[index] as { name: string }).name,
-                    this.#timeoutMs,
-                  ),
-                }
-              : settled,
-          ),
+        started.map(({ options, result }, index) =>
+          Promise.race([result, expired]).then((settled) => {
+            if (settled !== "expired") return settled;
+            // Past the batch's time: as a render of its own past its limit would end.
+            const name = (items[index] as { name: string }).name as ComponentName;
+            const error = new RenderTimeoutError(name, this.#timeoutMs);
+            if (options.fallback !== "client") return { error };
+            return { html: this.#fallback(name, items[index]?.props, options, error) };
+          }),
         ),
       );
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The container the browser renders itself, for a render that failed with `error`. */
+  #fallback(name: ComponentName, props: unknown, options: IslandOptions, error: unknown): string {
+    const kind = errorKindOf(error);
+    this.#logger.error(
+      `svc: island "${name}" could not be rendered on the server (${kind}); the browser renders it instead`,
+      error,
+    );
+    const own = this.#sources.atHand?.(name)?.bundle;
+    return this.#markup.fallback(name, own, props as Record<string, unknown>, options, kind);
   }
 
   async #render(
