@@ -86,6 +86,13 @@ export const MALFORMED_NAMES: readonly { label: string; raw: string }[] = [
   { label: "a:b:c", raw: "a:b:c" },
   { label: "1000 characters", raw: "a".repeat(1000) },
   { label: "a NUL byte", raw: "%00" },
+  // Kebab-case done wrong, and the one reserved shape: a last part of 12 hex digits.
+  { label: "-a", raw: "-a" },
+  { label: "a-", raw: "a-" },
+  { label: "a--b", raw: "a--b" },
+  { label: "A-b", raw: "A-b" },
+  { label: "a_b-c", raw: "a_b-c" },
+  { label: "card-0123456789ab", raw: "card-0123456789ab" },
 ];
 
 export function encodeAll(text: string): string {
@@ -169,6 +176,9 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "500 BundleError for the stylesheet of a component that does not bundle", path: "/bundles/broken.css", expect: error(500, "BundleError", "broken") },
     { title: "422 InvalidComponentName for the stylesheet of a malformed name", path: "/bundles/a..b.css", expect: error(422, "InvalidComponentName") },
     { title: "404 NotFound for a stylesheet of a bundle the server does not hold", path: "/bundles/card-0123456789ab.css", expect: error(404, "NotFound") },
+    { title: "404 ComponentNotFound for the stylesheet of an unknown kebab-case name (a name, not a bundle's file)", path: "/bundles/product-card.css", expect: error(404, "ComponentNotFound", "product-card") },
+    { title: "404 ComponentNotFound for the stylesheet of a kebab-case name whose last part is no 12-digit hash", path: "/bundles/ui:card-0123456789a.css", expect: error(404, "ComponentNotFound", "ui:card-0123456789a") },
+    { title: "422 InvalidComponentName for a percent-encoded name shaped like a bundle's stylesheet file", path: "/bundles/card%2D0123456789ab.css", expect: error(422, "InvalidComponentName") },
     { title: "404 NotFound for an asset the server does not hold", path: "/bundles/assets/logo-ABCD2345.png", expect: error(404, "NotFound") },
     { title: "404 NotFound for an asset path leaving the assets", path: "/bundles/assets/..%2F..%2Fmanifest.json", expect: error(404, "NotFound") },
 
@@ -183,6 +193,11 @@ export function conformanceCases(fx: Fixture): Case[] {
     // Errors
     { title: "404 ComponentNotFound for an unknown bundle", path: "/bundles/missing.js", expect: error(404, "ComponentNotFound", "missing") },
     { title: "404 ComponentNotFound for unknown metadata", path: "/bundles/missing/metadata", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "404 ComponentNotFound suggests the registered name that differs only in case", path: "/bundles/Greeting.js", expect: { ...error(404, "ComponentNotFound", "Greeting"), jsonSubset: { message: 'No component named "Greeting" is registered — did you mean "greeting"?' } } },
+    { title: "404 ComponentNotFound suggests the closest registered name (one edit) for metadata", path: "/bundles/greting/metadata", expect: { ...error(404, "ComponentNotFound", "greting"), jsonSubset: { message: 'No component named "greting" is registered — did you mean "greeting"?' } } },
+    { title: "404 ComponentNotFound suggests nothing when no registered name is close", path: "/bundles/missing.js", expect: { ...error(404, "ComponentNotFound", "missing"), jsonSubset: { message: 'No component named "missing" is registered.' } } },
+    { title: "404 ComponentNotFound for an unknown kebab-case name (a valid name)", path: "/bundles/product-card.js", expect: error(404, "ComponentNotFound", "product-card") },
+    { title: "404 ComponentNotFound for unknown metadata of a dotted, prefixed kebab-case name", path: "/bundles/my-shop:ui.product-card/metadata", expect: error(404, "ComponentNotFound", "my-shop:ui.product-card") },
     { title: "500 BundleError naming file, line and column", path: "/bundles/broken.js", expect: { ...error(500, "BundleError", "broken"), bodyIncludes: "Impl.tsx:2:" } },
     { title: "500 BundleError for metadata of a component that does not bundle", path: "/bundles/broken/metadata", expect: error(500, "BundleError", "broken") },
     { title: "404 NotFound for a path that is no endpoint", path: "/nothing-here", expect: error(404, "NotFound") },
@@ -201,6 +216,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "500 RenderError for a component that throws while rendering", method: "POST", path: "/bundles/thrower/html", body: "{}", expect: { ...error(500, "RenderError", "thrower"), bodyIncludes: "thrown on purpose" } },
     { title: "500 RenderTimeout for a render that does not finish in time", method: "POST", path: "/bundles/stuck/html", body: "{}", expect: error(500, "RenderTimeout", "stuck") },
     { title: "404 ComponentNotFound for an island of no component", method: "POST", path: "/bundles/missing/html", body: "{}", expect: error(404, "ComponentNotFound", "missing") },
+    { title: "404 ComponentNotFound for an island of an unknown kebab-case name, suggesting the closest", method: "POST", path: "/bundles/gallery-x/html", body: "{}", expect: { ...error(404, "ComponentNotFound", "gallery-x"), jsonSubset: { message: 'No component named "gallery-x" is registered — did you mean "gallery"?' } } },
     { title: "500 BundleError for an island of a component that does not bundle", method: "POST", path: "/bundles/broken/html", body: "{}", expect: error(500, "BundleError", "broken") },
     { title: "405 MethodNotAllowed for a body POSTed to another endpoint", method: "POST", path: "/bundles/greeting.js", body: "{}", expect: { ...error(405, "MethodNotAllowed"), headers: { allow: "GET, HEAD, OPTIONS" } } },
 
@@ -240,6 +256,7 @@ export function conformanceCases(fx: Fixture): Case[] {
     { config: "prebuilt", title: "serves a pre-built bundle without its hash, to revalidate", path: "/bundles/greeting.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: `"${greeting.hash}"`, body: greeting.code } },
     { config: "prebuilt", title: "serves a pre-built prefixed bundle", path: `/bundles/ui%3Acard.js?${card.hash}`, expect: { status: 200, contentType: JS_TYPE, cacheControl: IMMUTABLE, etag: `"${card.hash}"`, body: card.code } },
     { config: "prebuilt", title: "falls back to live bundling for a name the manifest lacks", path: "/bundles/plain.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", bodyIncludes: '"plain"', bodyExcludes: "prebuilt" } },
+    { config: "prebuilt", title: "404 ComponentNotFound suggests a name of the manifest", path: "/bundles/ui:Card/metadata", expect: { ...error(404, "ComponentNotFound", "ui:Card"), jsonSubset: { message: 'No component named "ui:Card" is registered — did you mean "ui:card"?' } } },
     { config: "prebuilt", title: "gives the manifest's hash in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { name: "greeting", title: "Greeting", hash: greeting.hash } } },
     { config: "prebuilt", title: "gives the manifest's dependencies in metadata", path: "/bundles/greeting/metadata", expect: { ...jsonOk, jsonSubset: { dependencies: ["gone", "ui:card"] } } },
     { config: "prebuilt", title: "preloads the manifest's dependencies that exist, with their hashes", path: `/bundles/greeting.js?${greeting.hash}`, expect: { status: 200, headers: { link: `<./ui:card.js?${card.hash}>; rel=modulepreload` } } },

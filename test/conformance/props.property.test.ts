@@ -78,7 +78,8 @@ const propsText = fc
   .tuple(fc.dictionary(key, value, { maxKeys: 4 }), fc.nat({ max: 9 }))
   .map(([props, twist]) => {
     const text = JSON.stringify(props);
-    const first = (pair: string) => (text === "{}" ? `{${pair}}` : text.replace(/^\{/, `{${pair},`));
+    const first = (pair: string) =>
+      text === "{}" ? `{${pair}}` : text.replace(/^\{/, `{${pair},`);
     if (twist === 0) return first('"n":1e309');
     if (twist === 1) return `{"deep":${"[".repeat(70)}${"]".repeat(70)}}`;
     if (twist === 2) return first('"__proto__":{"title":5}');

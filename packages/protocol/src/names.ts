@@ -1,16 +1,29 @@
 /**
- * Component names: dot-joined directory segments, each an identifier, optionally behind
- * `prefix:` (`ui.button`, `app:ui.button`). Anything else is invalid. Because `-` never occurs
- * in a valid name, the file-safe form (`:` → `--`) maps back unambiguously.
+ * Component names: dot-joined directory segments, optionally behind `prefix:` (`ui.button`,
+ * `app:ui.button`, `ui.product-card`, `shop:product-card`). A segment — and a prefix, which
+ * is one segment — is either an identifier (`[A-Za-z_][A-Za-z0-9_]*`) or kebab-case: parts of
+ * lowercase ASCII letters and digits joined by single hyphens, the first starting with a letter
+ * (`product-card`, `nav2-item`). Anything else is invalid.
+ *
+ * Because `--` never occurs in a valid name (a kebab segment has single hyphens only, and
+ * neither starts nor ends with one), the file-safe form (`:` → `--`) maps back unambiguously.
+ *
+ * One shape is reserved: a name whose last part is exactly 12 hex digits (`card-3f2a9c0b1d4e`)
+ * is refused, because `/bundles/card-3f2a9c0b1d4e.css` is the URL of a bundle's stylesheet
+ * file (`<stem>-<12 hex>.css`), not of a component's whole stylesheet.
  */
 
 /** Longest accepted component name, in characters. */
 export const MAX_NAME_LENGTH = 200;
 
-const SEGMENT = "[A-Za-z_][A-Za-z0-9_]*";
+const IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]*";
+const KEBAB = "[a-z][a-z0-9]*(?:-[a-z0-9]+)+";
+const SEGMENT = `(?:${IDENTIFIER}|${KEBAB})`;
 const SEGMENT_PATTERN = new RegExp(`^${SEGMENT}$`);
 /** The whole grammar in one expression: the fast check every request makes. */
 const NAME_PATTERN = new RegExp(`^(?:${SEGMENT}:)?${SEGMENT}(?:\\.${SEGMENT})*$`);
+/** A last kebab part of 12 hex digits: the hash of a stylesheet file's name. */
+const RESERVED_END = /-[0-9a-f]{12}$/;
 
 declare const componentNameBrand: unique symbol;
 
@@ -21,14 +34,17 @@ declare const componentNameBrand: unique symbol;
  */
 export type ComponentName = string & { readonly [componentNameBrand]: true };
 
-/** Whether `value` may be one directory segment of a name (or a prefix). */
+/**
+ * Whether `value` may be one directory segment of a name (or a prefix): an identifier or
+ * kebab-case.
+ */
 export function isValidSegment(value: string): boolean {
   return SEGMENT_PATTERN.test(value);
 }
 
 /** Whether `value` is a well-formed component name. */
 export function isValidName(value: string): value is ComponentName {
-  return value.length <= MAX_NAME_LENGTH && NAME_PATTERN.test(value);
+  return value.length <= MAX_NAME_LENGTH && NAME_PATTERN.test(value) && !RESERVED_END.test(value);
 }
 
 /**
@@ -42,11 +58,18 @@ export function componentNameProblem(name: string): string | undefined {
   const colon = name.indexOf(":");
   if (colon !== -1 && name.indexOf(":", colon + 1) !== -1) return "it has more than one colon";
   if (colon !== -1 && !isValidSegment(name.slice(0, colon))) {
-    return "the prefix before the colon must be an identifier";
+    return "the prefix before the colon must be an identifier or kebab-case";
+  }
+  if (NAME_PATTERN.test(name)) {
+    return (
+      `its last part "${name.slice(-12)}" is 12 hex digits, which svc keeps for the names of ` +
+      "stylesheet files (<stem>-<hash>.css)"
+    );
   }
   return (
     "each dot-separated part must be an identifier (letters, digits and _, not starting with a " +
-    'digit), optionally behind one "prefix:"'
+    "digit) or kebab-case (lowercase letters and digits joined by single hyphens, starting " +
+    'with a letter), optionally behind one "prefix:"'
   );
 }
 
@@ -61,7 +84,7 @@ export function fileSafeName(name: string): string {
   return name.replaceAll(":", "--");
 }
 
-/** Inverse of {@link fileSafeName}. */
+/** Inverse of {@link fileSafeName} for valid names (which never hold `--`). */
 export function fromFileSafeName(safe: string): string {
   return safe.replaceAll("--", ":");
 }

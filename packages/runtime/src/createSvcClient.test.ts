@@ -129,6 +129,11 @@ describe("createSvcClient", () => {
         type: json,
         body: '{"error":"StaticMode","message":"static"}',
       },
+      "http://x/api/bundles/Card.js": {
+        status: 404,
+        type: json,
+        body: '{"error":"ComponentNotFound","message":"No component named \\"Card\\" is registered — did you mean \\"card\\"?","name":"Card"}',
+      },
     });
     const client = createSvcClient({
       apiBase: "http://x/api",
@@ -138,6 +143,11 @@ describe("createSvcClient", () => {
     const gone = await client.load("gone").catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(ComponentNotFoundError);
     expect((gone as Error).message).toMatch(/No component named "gone" was found/);
+    // The server's suggestion of the closest name reaches the page.
+    const near = await client.load("Card").catch((e: unknown) => e);
+    expect((near as Error).message).toMatch(
+      /^No component named "Card" was found: did you mean "card"\? \(GET /,
+    );
     const broken = await client.load("broken").catch((e: unknown) => e);
     expect(broken).toBeInstanceOf(BundleLoadError);
     expect((broken as Error).message).toContain("index.tsx:3:7");

@@ -597,8 +597,14 @@ async function errorFromResponse(name: string, url: string, response: Response):
   const where = `GET ${url} → ${response.status}`;
   const options = { status: response.status, url };
   switch (body?.error) {
-    case "ComponentNotFound":
-      return new ComponentNotFoundError(name, where);
+    case "ComponentNotFound": {
+      // The server's suggestion of the closest name it has, kept.
+      const closest = /did you mean "([^"]+)"\?/.exec(message ?? "")?.[1];
+      return new ComponentNotFoundError(
+        name,
+        closest === undefined ? where : `did you mean "${closest}"? (${where})`,
+      );
+    }
     case "InvalidComponentName":
       return new InvalidComponentNameError(
         name,

@@ -161,7 +161,7 @@ describe("svc types", () => {
       /^svc: --out "types.js" is not a TypeScript file — name a .d.ts file/,
     ],
     [["types", "--components-dir", "nope"], /^svc: components directory nope does not exist/],
-    [["types", "--prefix", "no-dash"], /^svc: --prefix "no-dash" is not a valid prefix/],
+    [["types", "--prefix", "no--dash"], /^svc: --prefix "no--dash" is not a valid prefix/],
   ])("rejects %j with one line and exit code 2", async (args, message) => {
     const result = await run(args, writeTree(project));
     expect(result.code).toBe(2);

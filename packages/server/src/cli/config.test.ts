@@ -29,7 +29,7 @@ const multiProject = {
   "apps/shop/components/cart/line/index.tsx": component,
   "apps/blog/components/post/index.tsx": component,
   "apps/docs/README.md": "no components/ here",
-  "apps/bad-label/components/x/index.tsx": component,
+  "apps/Bad-Label/components/x/index.tsx": component,
 };
 const multiNames = ["blog:post", "header", "shop:cart", "shop:cart.line", "ui:button"];
 
@@ -64,7 +64,7 @@ describe("resolveConfig", () => {
       { dir: join(cwd, "apps/shop/components"), prefix: "shop" },
     ]);
     expect(config.warnings).toEqual([
-      'skipped application apps/bad-label: "bad-label" is not a valid prefix (letters, digits and _; not starting with a digit)',
+      'skipped application apps/Bad-Label: "Bad-Label" is not a valid prefix (an identifier — letters, digits and _, not starting with a digit — or kebab-case: lowercase words joined by single hyphens)',
     ]);
     const handlers = createHandlers(createRegistry(config, silentLogger));
     expect((await handlers.listBundles()).map((e) => e.name)).toEqual(multiNames);
@@ -170,7 +170,7 @@ describe("resolveConfig", () => {
     [{ sources: "components" }, /"sources" must be an array/],
     [{ sources: [{ prefix: "x" }] }, /sources\[0\] must be a directory or \{ dir, prefix \}/],
     [{ sources: ["missing"] }, /sources\[0\]: components directory missing does not exist/],
-    [{ sources: [{ dir: "components", prefix: "a-b" }] }, /sources\[0\]\.prefix "a-b" is not/],
+    [{ sources: [{ dir: "components", prefix: "a--b" }] }, /sources\[0\]\.prefix "a--b" is not/],
     [{ serve: { port: "80" } }, /serve\.port must be an integer from 0 to 65535/],
     [{ serve: { corsOrigins: "*" } }, /serve\.corsOrigins must be an array of origins/],
     [{ build: { minify: "no" } }, /build\.minify must be a boolean/],
@@ -222,7 +222,7 @@ describe("svc build with svc.config", () => {
     });
     const code = await new Promise((resolve) => svc.on("exit", resolve));
     expect(code, stderr).toBe(0);
-    expect(stderr).toContain('warning: skipped application apps/bad-label: "bad-label"');
+    expect(stderr).toContain('warning: skipped application apps/Bad-Label: "Bad-Label"');
     const manifest = JSON.parse(readFileSync(join(cwd, "dist/svc/manifest.json"), "utf8"));
     expect(Object.keys(manifest)).toEqual(multiNames);
     expect(manifest["shop:cart.line"].file).toMatch(

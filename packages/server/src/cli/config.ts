@@ -606,7 +606,7 @@ function discoverApps(
     const label = basename(app);
     if (!isValidSegment(label)) {
       warnings.push(
-        `skipped application ${relative(root, app)}: "${label}" is not a valid prefix (letters, digits and _; not starting with a digit)`,
+        `skipped application ${relative(root, app)}: "${label}" is not a valid prefix (an identifier — letters, digits and _, not starting with a digit — or kebab-case: lowercase words joined by single hyphens)`,
       );
       continue;
     }
@@ -649,7 +649,7 @@ function checkPrefix(prefix: string | undefined, where = "--prefix"): string {
   if (prefix === undefined || prefix === "") return "";
   if (!isValidSegment(prefix)) {
     throw new UsageError(
-      `${where} ${JSON.stringify(prefix)} is not a valid prefix — use letters, digits and _, not starting with a digit`,
+      `${where} ${JSON.stringify(prefix)} is not a valid prefix — use an identifier (letters, digits and _, not starting with a digit) or kebab-case (lowercase words joined by single hyphens)`,
     );
   }
   return prefix;

@@ -352,6 +352,15 @@ describe("a dev server that cannot be turned against you", () => {
     const html = await page.text();
     const asset = /\/svc\/playground\/[^"]+\.js/.exec(html)?.[0];
     expect(asset).toBeDefined();
+    // The playground's own files, not the API's (which answers the rest of /svc/).
+    const script = await fetch(`${server.url}${asset}`);
+    expect([script.status, script.headers.get("content-type")]).toEqual([
+      200,
+      expect.stringMatching(/javascript/),
+    ]);
+    await script.arrayBuffer();
+    const api = await fetch(`${server.url}/svc/bundles`);
+    expect([api.status, await api.json()]).toEqual([200, expect.any(Array)]);
     const paths = [
       "/",
       asset as string,

@@ -14,7 +14,7 @@ import { answerNode, writeNodeResponse } from "../transports/internal/node.ts";
 import { belowPrefix } from "../transports/mount.ts";
 import { AddressLimit } from "./addressLimit.ts";
 import { DEFAULT_DEV_ORIGIN, type RequestLog } from "./config.ts";
-import { playgroundResponse } from "./playground.ts";
+import { PLAYGROUND_PREFIX, playgroundResponse } from "./playground.ts";
 
 export interface DevServerOptions extends HandlerOptions {
   /** Components to serve; or pass `registry`. */
@@ -296,5 +296,7 @@ function tooManyFromAddress(max: number): SvcResponse {
  */
 function aliasOf(url: string): string | undefined {
   if (url.startsWith(STATIC_PREFIX)) return `/static/${url.slice(STATIC_PREFIX.length)}`;
+  // The playground's own files are not the API's.
+  if (url.startsWith(PLAYGROUND_PREFIX)) return undefined;
   return belowPrefix(url, "/svc");
 }

@@ -33,7 +33,9 @@ describe("ComponentRegistry", () => {
 
   it("skips invalid directory names with one warning each, and never walks node_modules or dot-dirs", () => {
     const dir = writeTree({
-      "my-widget/index.tsx": entry,
+      "my_widget-x/index.tsx": entry,
+      "Nav-item/index.tsx": entry,
+      "double--dash/index.tsx": entry,
       "2fast/index.tsx": entry,
       "node_modules/pkg/index.ts": entry,
       ".hidden/thing/index.tsx": entry,
@@ -44,9 +46,61 @@ describe("ComponentRegistry", () => {
     registry.refresh();
     registry.refresh();
     expect(registry.list().map((c) => c.name)).toEqual(["ok"]);
-    expect(warnings.filter((w) => w.includes("my-widget"))).toHaveLength(1);
-    expect(warnings.filter((w) => w.includes("2fast"))).toHaveLength(1);
+    for (const skipped of ["my_widget-x", "Nav-item", "double--dash", "2fast"]) {
+      expect(warnings.filter((w) => w.includes(`"${skipped}"`))).toHaveLength(1);
+    }
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toMatch(/an identifier .* or kebab-case/);
     expect(warnings.join("\n")).not.toMatch(/node_modules|hidden/);
+  });
+
+  it("discovers kebab-case directories without a warning, nested, beside identifiers", async () => {
+    const dir = writeTree({
+      "product-card/index.tsx": entry,
+      "nav2-item/index.tsx": entry,
+      "ui/product-card/index.tsx": entry,
+      "ui/product-card/price-tag/index.ts": entry,
+      "shop-v2/my_card/index.tsx": entry,
+    });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(dir, { logger });
+    await registry.refreshAsync();
+    expect(registry.list().map((c) => c.name)).toEqual([
+      "nav2-item",
+      "product-card",
+      "shop-v2.my_card",
+      "ui.product-card",
+      "ui.product-card.price-tag",
+    ]);
+    expect(registry.get(cn("ui.product-card"))?.dir).toBe(join(dir, "ui/product-card"));
+    expect(warnings).toEqual([]);
+
+    // A kebab-case prefix (the same rule as a segment), and a kebab name created since.
+    const prefixed = new ComponentRegistry(dir, { prefix: "my-shop", logger });
+    expect(prefixed.get(cn("my-shop:product-card"))?.dir).toBe(join(dir, "product-card"));
+    writeTree({ "new-one/index.tsx": entry }, dir);
+    expect(prefixed.probe(cn("my-shop:new-one"))?.dir).toBe(join(dir, "new-one"));
+    expect(warnings).toEqual([]);
+  });
+
+  it("refuses a component whose last kebab part is 12 hex digits, warning once", async () => {
+    const dir = writeTree({
+      "card-3f2a9c0b1d4e/index.tsx": entry,
+      "card-3f2a9c0b1d4e/inner/index.tsx": entry,
+      "card-3f2a9c0b1d4/index.tsx": entry,
+    });
+    const { logger, warnings } = recordingLogger();
+    const registry = new ComponentRegistry(dir, { logger });
+    await registry.refreshAsync();
+    registry.refresh();
+    // Its children keep their names: only a last part of 12 hex digits reads as a file's hash.
+    expect(registry.list().map((c) => c.name)).toEqual([
+      "card-3f2a9c0b1d4",
+      "card-3f2a9c0b1d4e.inner",
+    ]);
+    expect(warnings).toEqual([
+      `skipped ${join(dir, "card-3f2a9c0b1d4e")}: its name "card-3f2a9c0b1d4e" is refused: its last part "3f2a9c0b1d4e" is 12 hex digits, which svc keeps for the names of stylesheet files (<stem>-<hash>.css)`,
+    ]);
   });
 
   it("skips a directory whose name would exceed 200 characters, warning once across refreshes", async () => {
@@ -81,7 +135,7 @@ describe("ComponentRegistry", () => {
 
     const prefixed = new ComponentRegistry(a, { prefix: "app", logger });
     expect(prefixed.list().map((c) => c.name)).toEqual(["app:header", "app:only_a"]);
-    expect(() => new ComponentRegistry(a, { prefix: "bad-prefix", logger })).toThrow(
+    expect(() => new ComponentRegistry(a, { prefix: "bad--prefix", logger })).toThrow(
       /Invalid prefix/,
     );
   });

@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type ComponentName,
+  componentNameProblem,
   isValidName,
   isValidSegment,
   joinName,
@@ -104,7 +105,7 @@ export class ComponentRegistry {
     const prefix = options.prefix ?? "";
     if (prefix !== "" && !isValidSegment(prefix)) {
       throw new TypeError(
-        `Invalid prefix ${JSON.stringify(prefix)}: a prefix is an identifier ([A-Za-z_][A-Za-z0-9_]*).`,
+        `Invalid prefix ${JSON.stringify(prefix)}: a prefix is an identifier ([A-Za-z_][A-Za-z0-9_]*) or kebab-case (product-card).`,
       );
     }
     const absolute = resolve(dir);
@@ -284,11 +285,12 @@ export class ComponentRegistry {
         } else if (isValidName(name)) {
           found.push({ component: { name, dir, entry, source }, real });
         } else {
-          // Every segment is an identifier, so only the length can be wrong.
-          this.#warnOnce(
-            `long:${dir}`,
-            `skipped ${dir}: its name is longer than ${MAX_NAME_LENGTH} characters`,
-          );
+          // Every segment is valid, so only the length or a reserved last part can be wrong.
+          const problem =
+            name.length > MAX_NAME_LENGTH
+              ? `its name is longer than ${MAX_NAME_LENGTH} characters`
+              : `its name ${JSON.stringify(name)} is refused: ${componentNameProblem(name)}`;
+          this.#warnOnce(`name:${dir}`, `skipped ${dir}: ${problem}`);
         }
       }
       const children: Walked[] = [];
@@ -317,7 +319,7 @@ export class ComponentRegistry {
         if (!isValidSegment(name)) {
           this.#warnOnce(
             `invalid:${path}`,
-            `skipped ${path}: "${name}" is not a valid name segment (letters, digits and _; not starting with a digit)`,
+            `skipped ${path}: "${name}" is not a valid name segment — use an identifier (letters, digits and _; not starting with a digit) or kebab-case (lowercase letters and digits joined by single hyphens, starting with a letter: product-card)`,
           );
           continue;
         }

@@ -21,10 +21,11 @@ import {
 } from "../bundling/componentFiles.ts";
 import { afterPoll } from "../bundling/dirWatches.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
+import { componentNotFound } from "../components/closestName.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { buildMetadata, type ComponentMetadata, SchemaReader } from "../components/metadata.ts";
-import { BundleError, ComponentNotFoundError, StaticModeError } from "../errors.ts";
+import { BundleError, type ComponentNotFoundError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
 import { type PrebuiltBundle, PrebuiltBundles } from "../production/prebuiltBundles.ts";
 import { createStaticFiles, type StaticFile, SVG_POLICY } from "../production/staticFiles.ts";
@@ -352,6 +353,13 @@ export function createHandlers(
     return component === undefined && autoRefresh ? registry.probe(name) : component;
   }
 
+  /** The 404 for `name`, suggesting the closest name served (looked for only now). */
+  function notFound(name: ComponentName): ComponentNotFoundError {
+    const names = new Set<string>(registry.list().map((c) => c.name));
+    for (const known of Object.keys(prebuilt?.manifest ?? {})) names.add(known);
+    return componentNotFound(name, [...names].sort(compareCodePoints));
+  }
+
   /**
    * {@link find} for a request: a name the registry does not know is looked up on disk in the
    * next turn of the event loop, after the requests for known names that arrived with it, so
@@ -410,7 +418,7 @@ export function createHandlers(
       return { bundle, metadata };
     }
     const component = await lookUp(name);
-    if (component === undefined) throw new ComponentNotFoundError(name);
+    if (component === undefined) throw notFound(name);
     const schema = schemas.read(component);
     const browser = await liveBundle(name);
     return {
@@ -531,7 +539,7 @@ export function createHandlers(
     outcome?: { built: boolean },
   ): Promise<CachedBundle> {
     let component = await lookUp(name);
-    if (component === undefined) throw new ComponentNotFoundError(name);
+    if (component === undefined) throw notFound(name);
     const now =
       vouched === undefined
         ? cache.peek(component)
@@ -540,14 +548,14 @@ export function createHandlers(
     if (hit !== undefined) return hit;
     // About to build: check the component itself first (deleted? a new entry file?).
     if (autoRefresh) component = registry.revalidate(name);
-    if (component === undefined) throw new ComponentNotFoundError(name);
+    if (component === undefined) throw notFound(name);
     if (outcome !== undefined) outcome.built = true;
     try {
       return await cache.get(component);
     } catch (error) {
       // The component may have been deleted meanwhile: answer 404, not a bundle error.
       if (autoRefresh && registry.revalidate(name) === undefined) {
-        throw new ComponentNotFoundError(name);
+        throw notFound(name);
       }
       throw error;
     }
@@ -707,7 +715,7 @@ export function createHandlers(
     // re-scan the sources for names the build does not know, so a production server
     // never walks the disk per request.
     const component = entry === undefined ? await lookUp(name) : registry.get(name);
-    if (entry === undefined && component === undefined) throw new ComponentNotFoundError(name);
+    if (entry === undefined && component === undefined) throw notFound(name);
     const schema = component === undefined ? undefined : schemas.read(component);
     if (entry !== undefined) return builtMetadata(name, entry, schema);
     return liveMetadata(name, schema, await liveBundle(name));

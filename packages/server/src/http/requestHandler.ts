@@ -179,9 +179,9 @@ function routeOf(path: string): Route | undefined {
     if (rest.endsWith("/html")) return { kind: "island", name: rest.slice(0, -5) };
     if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -3) };
     if (rest.startsWith("assets/")) return { kind: "file", path: rest };
-    // A stylesheet of a bundle is `<stem>-<hash>.css`; `-` never occurs in a component name.
+    // A stylesheet of a bundle is `<stem>-<12 hex>.css`, a shape no valid name takes.
     if (rest.endsWith(".css")) {
-      return rest.includes("-")
+      return STYLESHEET_NAME.test(rest)
         ? { kind: "file", path: rest }
         : { kind: "stylesheet", name: rest.slice(0, -4) };
     }

@@ -165,6 +165,65 @@ describe("generateTypes", () => {
     );
   });
 
+  it("names kebab-case components in PascalCase and keys them quoted, which tsc accepts", async () => {
+    const card = schema({ properties: { title: { type: "string" } }, required: ["title"] });
+    const { registry } = registryOf(
+      {
+        "c/product-card/index.tsx": component,
+        "c/product-card/schema.json": card,
+        "c/ui/nav2-item/index.tsx": component,
+        "my-shop/product-card/index.tsx": component,
+        "my-shop/product-card/schema.json": card,
+      },
+      { "my-shop": "my-shop" },
+    );
+    const text = await generateTypes(registry);
+    expect(text).toContain(
+      [
+        "  interface SvcComponents {",
+        '    "my-shop:product-card": MyShopProductCardProps;',
+        '    "product-card": ProductCardProps;',
+        '    "ui.nav2-item": Record<string, unknown>;',
+        "  }",
+      ].join("\n"),
+    );
+    expect(declaration(text, "export interface ProductCardProps")).toBe(
+      "export interface ProductCardProps {\n  title: string;\n}",
+    );
+    // Checked against the real declarations of `SvcComponents` and `SvcProps`.
+    const protocol = readFileSync(new URL("../../../protocol/src/components.ts", import.meta.url));
+    const wrong = "// wrong";
+    const lines = [
+      'const a: SvcProps<"product-card"> = { title: "Mug" };',
+      'const b: SvcComponents["my-shop:product-card"] = { title: "Mug" };',
+      "const c: ProductCardProps = a;",
+      'const d: SvcProps<"ui.nav2-item"> = { anything: 1 };',
+      'const names: (keyof SvcComponents)[] = ["product-card", "ui.nav2-item"];',
+      `const e: SvcProps<"product-card"> = { title: 1 }; ${wrong}`,
+      `const f: SvcComponents["product-card"] = {}; ${wrong}`,
+      `const g: keyof SvcComponents = "product_card"; ${wrong}`,
+      "export { a, b, c, d, names, e, f, g };",
+    ];
+    const errors = typeCheck(
+      text,
+      lines,
+      [
+        'import type { SvcComponents, SvcProps } from "@svc/protocol";',
+        'import type { ProductCardProps } from "./svc-env.js";',
+      ].join("\n"),
+      {
+        "node_modules/@svc/protocol/package.json": JSON.stringify({
+          name: "@svc/protocol",
+          types: "./index.d.ts",
+        }),
+        "node_modules/@svc/protocol/index.d.ts": protocol.toString(),
+      },
+    );
+    expect(errors.map((e) => e.line)).toEqual(
+      lines.filter((line) => line.endsWith(wrong)).map((line) => `check.ts: ${line}`),
+    );
+  });
+
   it("converts nested objects, enums, arrays, required, $defs and recursive references", async () => {
     const { registry } = registryOf({
       "c/form/index.tsx": component,
@@ -481,10 +540,16 @@ interface TscError {
  * Type-checks `lines` against the declaration file `text` with the real TypeScript compiler
  * (strict): the errors, each with the line it is on.
  */
-function typeCheck(text: string, lines: readonly string[]): TscError[] {
+function typeCheck(
+  text: string,
+  lines: readonly string[],
+  imports = 'import type { ProtoProps } from "./svc-env.js";',
+  files: Record<string, string> = {},
+): TscError[] {
   const dir = writeTree({
+    ...files,
     "svc-env.d.ts": text,
-    "check.ts": `import type { ProtoProps } from "./svc-env.js";\n${lines.join("\n")}\n`,
+    "check.ts": `${imports}\n${lines.join("\n")}\n`,
   });
   const program = ts.createProgram([join(dir, "check.ts")], {
     strict: true,
@@ -514,6 +579,9 @@ describe("typePrefix", () => {
     ["my_widget", "MyWidget"],
     ["_1", "_1"],
     ["ABC", "ABC"],
+    ["product-card", "ProductCard"],
+    ["ui.nav2-item", "UiNav2Item"],
+    ["my-shop:ui.product-card", "MyShopUiProductCard"],
   ])("%s → %s", (name, prefix) => {
     expect(typePrefix(name)).toBe(prefix);
   });

@@ -445,9 +445,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `app:ui.button` → `AppUiButton`; `my_widget` → `MyWidget`; `_1` → `_1`. */
+/**
+ * `app:ui.button` → `AppUiButton`; `my_widget` → `MyWidget`; `product-card` → `ProductCard`;
+ * `_1` → `_1`. Also the Python class names of `svc types --python`.
+ */
 export function typePrefix(name: string): string {
-  const joined = name.split(/[:._]/).map(upperFirst).join("");
+  const joined = name
+    .split(/[:._-]/)
+    .map(upperFirst)
+    .join("");
   return /^[A-Za-z]/.test(joined) ? joined : `_${joined}`;
 }
 
