@@ -86,16 +86,6 @@ export {
   UnsupportedMediaTypeError,
 } from "./errors.ts";
 export { type EventStreamOptions, eventStream, type LiveSource } from "./http/eventStream.ts";
-export {
-  type BundleListEntry,
-  type BundleResult,
-  createHandlers,
-  type GetBundleOptions,
-  type HandlerObserver,
-  type HandlerOptions,
-  type Handlers,
-  type Health,
-} from "./http/handlers.ts";
 export { isHostAllowed } from "./http/hostCheck.ts";
 export {
   createImportMap,
@@ -150,6 +140,16 @@ export {
   TYPES_FILE,
   writeTypesFile,
 } from "./production/typesFile.ts";
+export type { HandlerOptions } from "./service/handlerOptions.ts";
+export { createHandlers } from "./service/handlers.ts";
+export type {
+  BundleListEntry,
+  BundleResult,
+  GetBundleOptions,
+  HandlerObserver,
+  Handlers,
+  Health,
+} from "./service/handlerTypes.ts";
 export {
   type IslandOptions,
   RenderError,

@@ -17,6 +17,7 @@ export const LAYERS = [
   "bundling",
   "production",
   "ssr",
+  "service",
   "http",
   "dev",
   "transports",

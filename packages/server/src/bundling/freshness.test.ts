@@ -8,8 +8,8 @@ import { mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
-import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
+import { createHandlers } from "../service/handlers.ts";
 import { cn, countingBundler, settleWrites, writeTree } from "../test/fixtures.ts";
 
 interface Change {

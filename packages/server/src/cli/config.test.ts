@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
+import { createHandlers } from "../service/handlers.ts";
 import { writeTree } from "../test/fixtures.ts";
 import {
   BUILTIN_COMPONENTS_DIR,

@@ -37,7 +37,7 @@ const baseTree = {
   ...typicalComponent("card"),
   ...typicalComponent("ui/button", "Click"),
   "zeta/index.tsx": "export default () => null;\n",
-  "bad-name/index.tsx": "export default () => null;\n",
+  "Bad-Name/index.tsx": "export default () => null;\n",
   "shared/util.ts": 'export const util = () => "util v1";\n',
   "uses_shared/index.tsx": 'import { util } from "../shared/util";\nexport default () => util();\n',
   "broken/index.tsx": 'export { default } from "./Impl";\n',

@@ -2,9 +2,9 @@ import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NotFoundError } from "../errors.ts";
-import type { Handlers } from "../http/handlers.ts";
 import { errorResponse, type SvcResponse } from "../http/requestHandler.ts";
 import { escapeHtml } from "../http/widget.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 
 /** Where the playground's hashed assets are served from. */
 export const PLAYGROUND_PREFIX = "/svc/playground/";

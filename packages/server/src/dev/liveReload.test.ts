@@ -9,8 +9,8 @@ import {
   HEARTBEAT_MS,
   STREAM_LIFETIME_MS,
 } from "../http/eventStream.ts";
-import { createHandlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
+import { createHandlers } from "../service/handlers.ts";
 import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { createLiveReload, type LiveEvent, type LiveReload } from "./liveReload.ts";
 

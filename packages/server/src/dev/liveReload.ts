@@ -4,7 +4,7 @@ import type { ComponentName, LiveErrorEvent, LiveEvent } from "@svc/protocol";
 import { onRecordChange } from "../bundling/dirWatches.ts";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { LiveSource } from "../http/eventStream.ts";
-import type { HandlerObserver, Handlers } from "../http/handlers.ts";
+import type { HandlerObserver, Handlers } from "../service/handlerTypes.ts";
 import { stampOf } from "../util/fileStamp.ts";
 import { type SourceWatcher, watchSources } from "./sourceWatcher.ts";
 

@@ -18,8 +18,8 @@ import {
   toErrorResponse,
   UnsupportedMediaTypeError,
 } from "../errors.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
-import type { Handlers } from "./handlers.ts";
 import type { SvcRequest, SvcResponse } from "./requestHandler.ts";
 
 /** The largest request body svc reads (the props of an island, or a page's islands): 1 MiB. */

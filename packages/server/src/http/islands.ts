@@ -4,8 +4,8 @@ import {
   type PropsParameters,
   parseComponentName,
 } from "@svc/protocol";
+import type { Handlers } from "../service/handlerTypes.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
-import type { Handlers } from "./handlers.ts";
 
 /**
  * Islands for a page's templates and routes: what each bridge hands its routes (Express

@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
+import { createHandlers } from "../service/handlers.ts";
 import { countingBundler, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
-import { createHandlers } from "./handlers.ts";
 import { createRequestHandler, type SvcRequest, type SvcResponse } from "./requestHandler.ts";
 
 function get(url: string, headers: Record<string, string> = {}): SvcRequest {

@@ -36,6 +36,7 @@ import {
   OverloadedError,
   toErrorResponse,
 } from "../errors.ts";
+import type { BundleResult, Handlers, Preload, StylesheetResult } from "../service/handlerTypes.ts";
 import {
   errorKindOf,
   instruments,
@@ -54,7 +55,6 @@ import {
 } from "../util/loaderFiles.ts";
 import { turnEnd } from "../util/loopTurn.ts";
 import { EventStreams, type LiveSource } from "./eventStream.ts";
-import type { BundleResult, Handlers, Preload, StylesheetResult } from "./handlers.ts";
 import { isHostAllowed } from "./hostCheck.ts";
 import { batchResponse, islandResponse } from "./islandRoutes.ts";
 

@@ -6,9 +6,10 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
-import { createHandlers, type Handlers } from "../http/handlers.ts";
 import { silentLogger } from "../logger.ts";
 import { build } from "../production/build.ts";
+import { createHandlers } from "../service/handlers.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { cn, settleWrites, writeTree } from "../test/fixtures.ts";
 
 const COMPONENTS = {

@@ -1,12 +1,14 @@
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import { createLiveReload, type LiveReload, type LiveReloadOptions } from "../dev/liveReload.ts";
-import { type HandlerOptions, type Handlers, resolveHandlers } from "../http/handlers.ts";
 import { createIslands, type SvcIslands } from "../http/islands.ts";
 import {
   createRequestHandler,
   type RequestHandler,
   type RequestHandlerOptions,
 } from "../http/requestHandler.ts";
+import type { HandlerOptions } from "../service/handlerOptions.ts";
+import { resolveHandlers } from "../service/handlers.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { checkPeer } from "../util/peer.ts";
 
 /** What every transport accepts: the handler-set options, the HTTP ones, and live reload. */

@@ -2,8 +2,8 @@
 import "../util/nodeVersion.ts";
 import type { RequestHandler as ExpressMiddleware } from "express";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { answerNode } from "./internal/node.ts";
 

@@ -2,8 +2,8 @@
 import "../util/nodeVersion.ts";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import type { Handlers } from "../http/handlers.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowDepth, mountDepth } from "./mount.ts";

@@ -1,9 +1,9 @@
 // First: on an older Node, one clear line instead of a failure further in.
 import "../util/nodeVersion.ts";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { type BridgeOptions, createBridgeHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";

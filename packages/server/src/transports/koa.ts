@@ -2,9 +2,9 @@
 import "../util/nodeVersion.ts";
 import type { Context, Middleware } from "koa";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";

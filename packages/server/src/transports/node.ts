@@ -2,9 +2,9 @@
 import "../util/nodeVersion.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
-import type { Handlers } from "../http/handlers.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
+import type { Handlers } from "../service/handlerTypes.ts";
 import { type BridgeOptions, createBridgeHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { answerNode, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
 import { cn, settleWrites, typicalComponent, writeTree } from "../test/fixtures.ts";
-import { createHandlers, type HandlerOptions } from "./handlers.ts";
+import type { HandlerOptions } from "./handlerOptions.ts";
+import { createHandlers } from "./handlers.ts";
 
 function counted(dir: string, options: HandlerOptions = {}) {
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
