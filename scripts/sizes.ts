@@ -11,9 +11,12 @@ export const MAX_FUNCTION_LINES = 120;
 
 /** Shipped sources: every package's `src/` (tests and test helpers aside) and the playground. */
 export function shippedSources(root = "."): string[] {
-  return globSync(["packages/*/src/**/*.{ts,tsx}", "packages/server/playground/src/**/*.{ts,tsx}"], {
-    cwd: root,
-  })
+  return globSync(
+    ["packages/*/src/**/*.{ts,tsx}", "packages/server/playground/src/**/*.{ts,tsx}"],
+    {
+      cwd: root,
+    },
+  )
     .filter((file) => !/\.test\.tsx?$/.test(file) && !file.includes("/test/"))
     .sort();
 }
@@ -57,5 +60,7 @@ function nameOf(node: ts.Node): string {
 if (import.meta.main) {
   const all = shippedSources().flatMap((file) => oversizes(file));
   for (const { file, what, lines } of all) console.log(`${file}  ${what}  ${lines} lines`);
-  console.log(`${all.length} over ${MAX_FILE_LINES} lines a file or ${MAX_FUNCTION_LINES} a function`);
+  console.log(
+    `${all.length} over ${MAX_FILE_LINES} lines a file or ${MAX_FUNCTION_LINES} a function`,
+  );
 }

@@ -1,8 +1,31 @@
 /**
- * Types of what svc components import besides code, as svc bundles them. In the components'
- * tsconfig: `"types": ["@svc/server/client"]` (or `/// <reference types="@svc/server/client" />`).
- * `.json` is not here: it is imported as data, as TypeScript's `resolveJsonModule` types it.
+ * Types of what svc components import besides code, as svc bundles them, and of what they read
+ * of their environment. In the components' tsconfig: `"types": ["@svc/server/client"]` (or
+ * `/// <reference types="@svc/server/client" />`). `.json` is not here: it is imported as
+ * data, as TypeScript's `resolveJsonModule` types it.
  */
+
+/**
+ * `import.meta.env` in a component: replaced when the bundle is built (`svc serve` and
+ * `svc build` alike, and the server bundles islands render), never read at run time.
+ */
+interface ImportMetaEnv {
+  /** `"production"` in `svc build`, `"development"` in `svc serve`. */
+  readonly MODE: "development" | "production";
+  /** `MODE === "development"`. */
+  readonly DEV: boolean;
+  /** `MODE === "production"`. */
+  readonly PROD: boolean;
+  /**
+   * Environment variables whose names start with `SVC_PUBLIC_`, as they were when the bundle
+   * was built; nothing else of the server's environment reaches a bundle.
+   */
+  readonly [key: `SVC_PUBLIC_${string}`]: string | undefined;
+}
+
+interface ImportMeta {
+  readonly env: ImportMetaEnv;
+}
 
 /** A CSS module: its class names, each mapped to the scoped name to use in `className`. */
 declare module "*.module.css" {

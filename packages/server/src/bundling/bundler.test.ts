@@ -2,12 +2,16 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse } from "es-module-lexer/minimal/js";
-import { describe, expect, it } from "vitest";
+import ts from "typescript";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
+import { evaluateServerBundle } from "../ssr/serverModule.ts";
 import { cn, typicalComponent, writeTree } from "../test/fixtures.ts";
-import { EXTERNALS, esbuildBundler, finishOutput } from "./bundler.ts";
+import { EXTERNALS, envDefines, esbuildBundler, finishOutput } from "./bundler.ts";
+import { serverBundleOf } from "./serverBundle.ts";
 
 function component(dir: string, name: string) {
   const found = new ComponentRegistry(dir).get(cn(name));
@@ -164,6 +168,145 @@ describe("esbuildBundler", () => {
     expect(error).toBeInstanceOf(BundleError);
     expect((error as BundleError).message).toMatch(/^Could not bundle "broken": Impl\.tsx:2:\d+: /);
     expect((error as BundleError).message).not.toContain(dir);
+  });
+});
+
+describe("import.meta.env", () => {
+  /** Sets environment variables for one test. */
+  function setEnv(values: Record<string, string>): void {
+    for (const [name, value] of Object.entries(values)) {
+      const before = process.env[name];
+      process.env[name] = value;
+      onTestFinished(() => {
+        if (before === undefined) delete process.env[name];
+        else process.env[name] = before;
+      });
+    }
+  }
+
+  // What a component reads; `import.meta.url` sends its server bundle through esbuild's
+  // transform instead of the conversion by hand: both must give the same values.
+  const reads = (transform: boolean) =>
+    `export const values = {
+  mode: import.meta.env.MODE,
+  dev: import.meta.env.DEV,
+  prod: import.meta.env.PROD,
+  greeting: import.meta.env.SVC_PUBLIC_GREETING,
+  unset: import.meta.env.SVC_PUBLIC_UNSET,
+  secret: import.meta.env.SVC_TEST_SECRET,
+  all: import.meta.env,
+  processSecret: typeof process === "undefined" ? "no process" : typeof process.env.SVC_TEST_SECRET,
+  ${transform ? "url: typeof import.meta.url," : ""}
+};
+export default function Env() {
+  return null;
+}
+`;
+
+  it("gives MODE, DEV, PROD and the SVC_PUBLIC_ variables, in browser and server bundles alike, and nothing else of the environment", async () => {
+    setEnv({ SVC_PUBLIC_GREETING: "hello from the env", SVC_TEST_SECRET: "hunter2-do-not-ship" });
+    const dir = writeTree({ "plain/index.ts": reads(false), "transformed/index.ts": reads(true) });
+    for (const mode of ["development", "production"] as const) {
+      for (const name of ["plain", "transformed"]) {
+        const browser = await esbuildBundler.bundle(component(dir, name), { mode, minify: true });
+        const text = Buffer.from(browser.code).toString("utf8");
+        expect(text).toContain("hello from the env");
+        expect(text).not.toContain("hunter2-do-not-ship");
+        // `process.env` other than NODE_ENV is left as written (browsers have no `process`).
+        expect(text).toContain("process.env.SVC_TEST_SECRET");
+        const { values } = (await import(
+          `data:text/javascript;base64,${Buffer.from(browser.code).toString("base64")}`
+        )) as { values: Record<string, unknown> };
+        const expected = {
+          mode,
+          dev: mode === "development",
+          prod: mode === "production",
+          greeting: "hello from the env",
+          unset: undefined,
+          secret: undefined,
+        };
+        expect(values).toMatchObject(expected);
+        expect(values.all).toEqual({
+          MODE: mode,
+          DEV: mode === "development",
+          PROD: mode === "production",
+          SVC_PUBLIC_GREETING: "hello from the env",
+        });
+
+        // The values' module is esbuild's own: no file, none outside the component.
+        expect(browser.inputs.some((input) => input.includes("<define:"))).toBe(false);
+        const withMap = await esbuildBundler.bundle(component(dir, name), { mode });
+        expect(inlineMap(Buffer.from(withMap.code).toString("utf8")).sources).toEqual([
+          `component://${name}/<define:import.meta.env>`,
+          `component://${name}/index.ts`,
+        ]);
+
+        const server = await serverBundleOf({ name, code: browser.code, stylesheets: [] });
+        const serverText = Buffer.from(server.code).toString("utf8");
+        expect(serverText).toContain("hello from the env");
+        expect(serverText).not.toContain("hunter2-do-not-ship");
+        expect(serverText.includes("import.meta.url"), name).toBe(false);
+        const { module } = evaluateServerBundle(serverText, name, server.hash, {});
+        expect(module.values).toMatchObject(expected);
+        expect((module.values as { all: unknown }).all).toEqual(values.all);
+      }
+    }
+  });
+
+  it("keeps the define keys valid and the bytes the same whatever order the environment lists", () => {
+    const one = envDefines("production", {
+      SVC_PUBLIC_B: "2",
+      SVC_PUBLIC_A: "1",
+      "SVC_PUBLIC_C-D": "3",
+    });
+    const two = envDefines("production", {
+      "SVC_PUBLIC_C-D": "3",
+      SVC_PUBLIC_A: "1",
+      SVC_PUBLIC_B: "2",
+    });
+    expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+    expect(one["import.meta.env"]).toBe(
+      '{"MODE":"production","DEV":false,"PROD":true,"SVC_PUBLIC_A":"1","SVC_PUBLIC_B":"2","SVC_PUBLIC_C-D":"3"}',
+    );
+    // A name that is no identifier is reached through the object only.
+    expect(Object.keys(one)).not.toContain("import.meta.env.SVC_PUBLIC_C-D");
+    expect(
+      envDefines("development", { PATH: "/bin", SVC_PUBLIC_: "bare" })["import.meta.env"],
+    ).toBe('{"MODE":"development","DEV":true,"PROD":false}');
+  });
+
+  it("is typed for components by @svc/server/client", () => {
+    const dir = writeTree({
+      "env.ts": `const mode: "development" | "production" = import.meta.env.MODE;
+const flags: boolean[] = [import.meta.env.DEV, import.meta.env.PROD];
+const greeting: string | undefined = import.meta.env.SVC_PUBLIC_GREETING;
+export { flags, greeting, mode };
+`,
+      "wrong.ts": `export const secret = import.meta.env.SECRET;
+export const notAString: string = import.meta.env.SVC_PUBLIC_GREETING;
+`,
+    });
+    const client = fileURLToPath(new URL("../../client.d.ts", import.meta.url));
+    const program = ts.createProgram([join(dir, "env.ts"), join(dir, "wrong.ts"), client], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ["lib.es2022.d.ts"],
+      types: [],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file?.fileName.split("/").pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+      );
+    expect(problems).toEqual([
+      expect.stringMatching(/^wrong\.ts: Property 'SECRET' does not exist on type 'ImportMetaEnv'/),
+      expect.stringMatching(
+        /^wrong\.ts: Type 'string \| undefined' is not assignable to type 'string'/,
+      ),
+    ]);
   });
 });
 

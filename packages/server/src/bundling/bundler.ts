@@ -37,8 +37,52 @@ export interface BundleOptions {
   minify?: boolean;
   /** Append an inline source map with `component://<name>/<file>` sources. Default: true. */
   sourcemap?: boolean;
-  /** Value of `process.env.NODE_ENV` in the bundle. Default: "development". */
+  /**
+   * Value of `process.env.NODE_ENV` and `import.meta.env.MODE` in the bundle (see
+   * {@link envDefines}). Default: "development".
+   */
   mode?: "development" | "production";
+}
+
+/**
+ * The prefix of the environment variables a bundle may read, as `import.meta.env.SVC_PUBLIC_…`:
+ * bundles run in browsers, so nothing else of the server's environment reaches them.
+ */
+export const PUBLIC_ENV_PREFIX = "SVC_PUBLIC_";
+
+/**
+ * What a bundle reads of its environment, as esbuild `define`s (Vite's rules): `import.meta.env`
+ * is `{ MODE, DEV, PROD, SVC_PUBLIC_… }`, each key replaced on its own and the whole object
+ * wherever it is used otherwise, so `import.meta.env.SECRET` is `undefined`, never a value of
+ * `env`. `process.env.NODE_ENV` is the mode too (React reads it); any other `process.env` is
+ * left as written. Read from `env` when a bundle is built: the dev server's cached bundles keep
+ * the values they were built with, so a changed variable needs a restart of `svc serve`.
+ */
+export function envDefines(
+  mode: "development" | "production",
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const values: Record<string, string | boolean> = {
+    MODE: mode,
+    DEV: mode === "development",
+    PROD: mode === "production",
+  };
+  // Sorted: the same variables give the same bytes, whatever order the environment lists them.
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (name.length > PUBLIC_ENV_PREFIX.length && name.startsWith(PUBLIC_ENV_PREFIX)) {
+      if (value !== undefined) values[name] = value;
+    }
+  }
+  const define: Record<string, string> = {
+    "process.env.NODE_ENV": JSON.stringify(mode),
+    "import.meta.env": JSON.stringify(values),
+  };
+  for (const [key, value] of Object.entries(values)) {
+    // A name esbuild can match as `import.meta.env.<name>`; others only through the object.
+    if (/^[A-Za-z_$][\w$]*$/.test(key)) define[`import.meta.env.${key}`] = JSON.stringify(value);
+  }
+  return define;
 }
 
 /** A file a bundle refers to, served next to it: a stylesheet or an asset. */
@@ -146,7 +190,7 @@ export function createEsbuildOptions(
     sourcesContent: true,
     charset: "utf8",
     legalComments: "none",
-    define: { "process.env.NODE_ENV": JSON.stringify(mode) },
+    define: envDefines(mode),
     // Imported files are files of their own, never data: URLs (a CSP needs no data: source).
     loader: Object.fromEntries(URL_EXTENSIONS.map((extension) => [extension, "file" as const])),
     assetNames: `${ASSETS_DIR}/[name]-[hash]`,
@@ -355,6 +399,8 @@ function rewriteSourceMap(
   // A CSS module's text (in the map of the JavaScript it becomes) without svc's end mark.
   if (map.includes(STYLESHEET_END)) map = Buffer.from(withoutEndMarks(map.toString("utf8")));
   const toUrl = (source: string) => {
+    // esbuild's own modules (`<define:import.meta.env>`) are no file: named as they are.
+    if (source.startsWith("<")) return `component://${component.name}/${source}`;
     const file = realPath?.(source, outputDir) ?? resolve(outputDir, source);
     const inside = relative(component.dir, file).split("\\").join("/");
     return `component://${component.name}/${inside}`;
@@ -562,8 +608,12 @@ export function readMetafile(
   return { inputs: [...inputs], resolutions };
 }
 
+/**
+ * Whether a metafile input is a file: not a namespaced module (`svc-…:`), nor one of esbuild's
+ * own (`<define:import.meta.env>`, listed whenever that define is given; `<stdin>`).
+ */
 function isFileInput(path: string): boolean {
-  return !/^[a-z-]+:/i.test(path) && !path.startsWith("(");
+  return !/^[a-z-]+:/i.test(path) && !path.startsWith("(") && !path.startsWith("<");
 }
 
 /**

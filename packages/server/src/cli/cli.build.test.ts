@@ -39,6 +39,8 @@ describe("svc build", () => {
       );
     }
     expect(result.stdout).toMatch(/2 components, .* → dist\/svc in \d+ ms/);
+    // Nothing about packages the app does not use.
+    expect(result.stderr).not.toMatch(/goober|import map/);
   });
 
   it("honours --prefix, --no-minify, --sourcemap, --compress and --no-ssr", async () => {
@@ -97,10 +99,64 @@ describe("svc build", () => {
     expect(readdirSync(cwd).sort()).toEqual(["components", "out"]);
   });
 
+  it("exits 1 listing every invalid schema.json and entry without a default export, writing nothing", async () => {
+    const cwd = writeTree(project);
+    expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
+    const before = snapshot(join(cwd, "out"));
+    writeTree(
+      {
+        "components/card/schema.json":
+          '{ "type": "object", "properties": { "who": { "type": "text" } } }',
+        "components/ui/button/schema.json": "{ not json",
+        "components/helper/index.ts": "export const answer = 42;\n",
+      },
+      cwd,
+    );
+    const result = await run(["build", "--output", "out"], cwd);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n").slice(-4)).toEqual([
+      "svc: build failed: 3 errors in 3 components; the previous output was left untouched",
+      '  card: schema.json: is not a valid JSON Schema: #/properties/who/type must be one of string, number, integer, boolean, object, array, null (or an array of them), not "text"',
+      expect.stringMatching(
+        /^ {2}helper: index\.ts: has no default export \(it exports answer\): export the React component as default/,
+      ),
+      expect.stringMatching(/^ {2}ui\.button: schema\.json:1:3: is not valid JSON: /),
+    ]);
+    expect(snapshot(join(cwd, "out"))).toEqual(before);
+  });
+
+  it("inlines import.meta.env: MODE production and the SVC_PUBLIC_ variables, and no other variable", async () => {
+    const cwd = writeTree({
+      "components/env/index.tsx": `export default function Env() {
+  return (
+    <p title={import.meta.env.SECRET} data-other={String(process.env.SECRET)}>
+      {import.meta.env.MODE} {String(import.meta.env.PROD)} {import.meta.env.SVC_PUBLIC_GREETING}
+    </p>
+  );
+}
+`,
+    });
+    const result = await run(["build", "--output", "out"], cwd, {
+      SECRET: "hunter2-do-not-ship",
+      SVC_PUBLIC_GREETING: "Grüezi from the env",
+    });
+    expect(result.code).toBe(0);
+    const entry = manifestOf(join(cwd, "out")).env;
+    for (const file of [entry?.file, entry?.server?.file]) {
+      const text = readFileSync(join(cwd, "out", file ?? ""), "utf8");
+      expect(text).toContain("Grüezi from the env");
+      expect(text).toContain('"production"');
+      expect(text).not.toContain("hunter2-do-not-ship");
+      expect(text).not.toContain("import.meta");
+      expect(text).toContain("process.env.SECRET");
+    }
+  });
+
   it.each([
     [["build"], /^svc: --output DIR is required — pass it, set SVC_BUILD_DIR/],
     [["build", "--output", "taken"], /^svc: .*taken is not empty and holds no manifest\.json/],
-    [["build", "--output", "o", "--prefix", "no-dash"], /^svc: --prefix "no-dash" is not a valid/],
+    [["build", "--output", "o", "--prefix", "2col"], /^svc: --prefix "2col" is not a valid/],
     [
       ["build", "--output", "o", "--components-dir", "nope"],
       /^svc: components directory nope does not exist/,
@@ -175,6 +231,27 @@ describe("svc build killed with SIGKILL", () => {
 });
 
 describe("svc serve --build-dir", () => {
+  it("says how many components it serves, in the singular for one", async () => {
+    const cwd = writeTree(typicalComponent("components/card"));
+    expect((await run(["build", "--output", "out"], cwd)).code).toBe(0);
+    const svc = start(
+      [
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--build-dir",
+        "out",
+        "--render-workers",
+        "1",
+      ],
+      cwd,
+    );
+    await svc.waitFor(/api: +http:\/\/\S+\/api\/bundles/);
+    expect(svc.output().stdout).toMatch(/^svc serving 1 component from \S+\/components$/m);
+  });
+
   it("serves a build of a tree holding a name over 200 characters, which a second build replaces", async () => {
     const long = `components/${"a".repeat(100)}/${"b".repeat(100)}/index.tsx`;
     const cwd = writeTree({ ...project, [long]: 'export default () => "long";\n' });

@@ -187,7 +187,9 @@ async function serve(flags: ServeFlags, argv: readonly string[]): Promise<DevSer
     logger.info(`svc serving the build in ${buildDir} (no component sources here)`);
   } else {
     const from = config.sources.map((s) => (s.prefix ? `${s.prefix}:${s.dir}` : s.dir)).join(", ");
-    logger.info(`svc serving ${registry.size} components from ${from}`);
+    logger.info(
+      `svc serving ${registry.size} component${registry.size === 1 ? "" : "s"} from ${from}`,
+    );
   }
   if (buildDir !== undefined) {
     logger.info(

@@ -7,6 +7,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  renameSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -236,6 +237,50 @@ describe("svc init", () => {
       "svc:serve": "svc serve --port 9000",
       "svc:build": "svc build",
     });
+  });
+
+  it("writes svc.config.mts in a CommonJS package: Node runs it as it is, where a .ts fails or warns", async () => {
+    const config = (type: string | undefined, name: string) => {
+      const dir = writeTree({ "package.json": JSON.stringify({ name: "app", type }) });
+      symlinkSync(repoModules, join(dir, "node_modules"), "dir");
+      const written = init({ cwd: dir, typescript: true }).created.find((f) =>
+        f.startsWith("svc.config"),
+      );
+      if (written !== name) renameSync(join(dir, written ?? ""), join(dir, name));
+      return dir;
+    };
+    for (const type of ["commonjs", undefined]) {
+      const dir = config(type, "svc.config.mts");
+      const build = await runSvc(["build"], { cwd: dir });
+      expect(build.code, build.stderr).toBe(0);
+      expect(build.stderr).not.toMatch(/warning|MODULE_TYPELESS/i);
+    }
+    // The same file as svc.config.ts: an error with "type": "commonjs" (as `npm init -y` writes
+    // it), and a warning on every run without "type".
+    const strict = await runSvc(["build"], { cwd: config("commonjs", "svc.config.ts") });
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(
+      /svc: cannot load .*svc\.config\.ts: Cannot use import statement outside a module/,
+    );
+    const typeless = await runSvc(["build"], { cwd: config(undefined, "svc.config.ts") });
+    expect(typeless.code).toBe(0);
+    expect(typeless.stderr).toContain("[MODULE_TYPELESS_PACKAGE_JSON] Warning");
+  });
+
+  it("writes the config file the README names", () => {
+    const readme = (path: string) =>
+      readFileSync(new URL(`../../../../${path}`, import.meta.url), "utf8");
+    for (const path of ["README.md", "packages/server/README.md"]) {
+      const line = /^npx svc init .*(?:\n {16}#.*)*/m.exec(readme(path))?.[0] ?? "";
+      expect(line, path).toContain("svc.config.ts");
+      expect(line.replace(/\s+#\s*/g, " "), path).toContain(
+        "(svc.config.mts in a CommonJS package)",
+      );
+    }
+    const esm = writeTree({ "package.json": '{ "type": "module" }\n' });
+    expect(init({ cwd: esm, typescript: true }).created).toContain("svc.config.ts");
+    const cjs = writeTree({ "package.json": "{}\n" });
+    expect(init({ cwd: cjs, typescript: true }).created).toContain("svc.config.mts");
   });
 
   it("writes svc.config.ts in an ES module package, and .mjs when Node runs no TypeScript", () => {

@@ -21,6 +21,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { parse } from "es-module-lexer/minimal/js";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXTERNALS, esbuildBundler } from "../bundling/bundler.ts";
+import { buildVendorModules } from "../bundling/vendorModules.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
 import { readManifestOf, snapshot, typicalComponent, writeTree } from "../test/fixtures.ts";
@@ -30,6 +31,7 @@ import {
   BuildSetupError,
   build,
   formatBuildReport,
+  schemaProblem,
 } from "./build.ts";
 import type { Manifest } from "./manifest.ts";
 
@@ -554,6 +556,234 @@ describe("build", () => {
       );
     }
     expect(lines.at(-1)).toMatch(/^3 components, [\d.]+ k?B \(gzip [\d.]+ k?B\) → out in \d+ ms$/);
+  });
+});
+
+describe("build: components that cannot ship", () => {
+  const broken = {
+    // Not JSON (a trailing comma), not an object, a `$ref` out of the file: the server's reader.
+    "trailing/index.tsx": "export default () => null;\n",
+    "trailing/schema.json": '{\n  "type": "object",\n  "properties": {},\n}\n',
+    "listed/index.tsx": "export default () => null;\n",
+    "listed/schema.json": "[]\n",
+    "elsewhere/index.tsx": "export default () => null;\n",
+    "elsewhere/schema.json": JSON.stringify({ properties: { a: { $ref: "other.json" } } }),
+    // JSON objects, but no schema a validator could check props against.
+    "typo/index.tsx": "export default () => null;\n",
+    "typo/schema.json": JSON.stringify({
+      type: "object",
+      properties: { price: { type: "nubmer" } },
+    }),
+    "pattern/index.tsx": "export default () => null;\n",
+    "pattern/schema.json": JSON.stringify({ properties: { code: { pattern: "([a-z]" } } }),
+    // No default export: the loader would find nothing to render.
+    "named/index.tsx": "export function Named() {\n  return null;\n}\n",
+    "empty/index.ts": "console.log('hi');\n",
+  };
+
+  it("refuses every invalid schema.json and every entry without a default export, one line each, and writes nothing", async () => {
+    const dir = writeTree(tree);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir });
+    const before = snapshot(outDir);
+
+    writeTree(broken, dir);
+    const failure = await build({ registry: registryOf(dir), outDir }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(BuildFailedError);
+    const { message, failures } = failure as BuildFailedError;
+    const lines = message.split("\n");
+    expect(lines[0]).toBe(
+      "build failed: 7 errors in 7 components; the previous output was left untouched",
+    );
+    expect(lines.slice(1)).toEqual([
+      '  elsewhere: schema.json: "$ref": "other.json" points outside schema.json — put the definition in "$defs" and refer to it as "#/$defs/…"',
+      expect.stringMatching(
+        /^ {2}empty: index\.ts: has no default export \(it exports nothing\): export the React component as default/,
+      ),
+      "  listed: schema.json: must hold a JSON object, not an array",
+      expect.stringMatching(/^ {2}named: index\.tsx: has no default export \(it exports Named\)/),
+      expect.stringMatching(
+        /^ {2}pattern: schema\.json: is not a valid JSON Schema: #\/properties\/code\/pattern is not a regular expression: /,
+      ),
+      expect.stringMatching(/^ {2}trailing: schema\.json:4:1: is not valid JSON: /),
+      '  typo: schema.json: is not a valid JSON Schema: #/properties/price/type must be one of string, number, integer, boolean, object, array, null (or an array of them), not "nubmer"',
+    ]);
+    expect(failures.find((f) => f.component === "trailing")).toMatchObject({
+      file: "schema.json",
+      line: 4,
+      column: 1,
+    });
+    expect(message).not.toContain(dir);
+    expect(snapshot(outDir)).toEqual(before);
+    expect(siblings(outDir)).toEqual([]);
+  });
+
+  it("lists invalid schemas beside esbuild's errors when a component also fails to bundle", async () => {
+    const dir = writeTree({
+      ...tree,
+      "typo/index.tsx": "export default () => null;\n",
+      "typo/schema.json": JSON.stringify({ properties: { n: { minimum: "5" } } }),
+      "broken/index.tsx": "export default function B() {\n  const x = ;\n}\n",
+    });
+    const failure = await build({ registry: registryOf(dir), outDir: outputPath() }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(BuildFailedError);
+    const { message } = failure as BuildFailedError;
+    expect(message).toContain("build failed: 2 errors in 2 components");
+    expect(message).toContain("  broken: index.tsx:2:13: Unexpected");
+    expect(message).toContain(
+      '  typo: schema.json: is not a valid JSON Schema: #/properties/n/minimum must be a number, not "5"',
+    );
+  });
+
+  it("accepts a default export however it is written, and the schemas of every example", async () => {
+    const examples = [
+      "packages/server/examples/components",
+      "examples/store/components",
+      "test/types/fixture/components",
+    ].map((path) => new URL(`../../../../${path}`, import.meta.url).pathname);
+    const dir = writeTree({
+      "direct/index.tsx": "export default function Direct() {\n  return null;\n}\n",
+      "reexported/index.tsx": 'export { default } from "./View";\n',
+      "reexported/View.tsx": "export default () => null;\n",
+      "renamed/index.ts": "const View = () => null;\nexport { View as default };\n",
+    });
+    const registry = registryOf(dir);
+    for (const source of examples) registry.addSource(source);
+    const result = await build({ registry, outDir: outputPath(), ssr: false });
+    expect(result.bundles.map((b) => b.name)).toEqual(
+      expect.arrayContaining(["counter", "direct", "greeting", "product", "reexported", "renamed"]),
+    );
+  });
+
+  it("refuses no JSON Schema a validator reads: booleans, tuples, drafts 4 to 2020-12, annotations", () => {
+    for (const schema of [
+      {},
+      { type: "object", properties: { a: true, b: false }, additionalProperties: false },
+      {
+        properties: {
+          a: { type: ["string", "null"], minLength: 0, maxLength: 3, format: "email" },
+        },
+      },
+      {
+        properties: {
+          t: { items: [{ type: "string" }, { type: "number" }], additionalItems: false },
+        },
+      },
+      { properties: { t: { prefixItems: [{ type: "string" }], items: false, minItems: 1 } } },
+      {
+        properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true, multipleOf: 0.5 } },
+      },
+      {
+        properties: { s: { enum: ["a", 1, null], const: "a", default: "a", examples: [{ x: 1 }] } },
+      },
+      { properties: { p: { $ref: "#/$defs/p" } }, $defs: { p: { pattern: "^\\p{L}+$" } } },
+      { patternProperties: { "^x-": { type: "string" } }, propertyNames: { maxLength: 20 } },
+      { dependencies: { a: ["b"], c: { required: ["d"] } }, dependentRequired: { e: ["f"] } },
+      // `then` written as JSON: an object literal with a `then` key reads as a promise to lint.
+      JSON.parse('{"if":{"required":["a"]},"then":{"required":["b"]},"else":true,"not":{}}'),
+      { oneOf: [{ required: ["a"] }, { required: ["b"] }], "x-ui": { widget: "slider" } },
+    ]) {
+      expect(schemaProblem(schema), JSON.stringify(schema)).toBeUndefined();
+    }
+  });
+
+  it("names the first keyword of the wrong shape, with where it is", () => {
+    expect(schemaProblem({ properties: { a: 5 } })).toBe(
+      "#/properties/a must be a schema (an object or a boolean), not 5",
+    );
+    expect(schemaProblem({ properties: { a: { type: [] } } })).toMatch(
+      /^#\/properties\/a\/type must be one of string, .*, not an array$/,
+    );
+    expect(schemaProblem({ properties: { a: { type: ["string", "nul"] } } })).toMatch(
+      /^#\/properties\/a\/type must be one of string, .*, not "nul"$/,
+    );
+    expect(schemaProblem({ properties: { "a/b": { minLength: -1 } } })).toBe(
+      "#/properties/a~1b/minLength must be a whole number ≥ 0, not -1",
+    );
+    expect(schemaProblem({ anyOf: [] })).toBe(
+      "#/anyOf must be a non-empty array of schemas, not an array",
+    );
+    expect(schemaProblem({ properties: { a: { items: [{ type: "strin" }] } } })).toMatch(
+      /^#\/properties\/a\/items\/0\/type must be one of /,
+    );
+    expect(schemaProblem({ patternProperties: { "(": {} } })).toMatch(
+      /^#\/patternProperties: "\(" is not a regular expression: /,
+    );
+    expect(schemaProblem({ properties: { a: { required: "b" } } })).toBe(
+      '#/properties/a/required must be an array of property names, not "b"',
+    );
+    expect(schemaProblem({ properties: { a: { multipleOf: 0 } } })).toBe(
+      "#/properties/a/multipleOf must be a number > 0, not 0",
+    );
+    expect(schemaProblem({ dependentRequired: { a: "b" } })).toBe(
+      "#/dependentRequired/a must be an array of property names",
+    );
+  });
+});
+
+describe("build: vendor modules and the import map", () => {
+  /** The vendor build of an app that installed everything but goober. */
+  function withoutGoober() {
+    const app = mkdtempSync(join(tmpdir(), "svc-no-goober-"));
+    scratch.push(app);
+    const repoModules = new URL("../../../../node_modules/", import.meta.url).pathname;
+    for (const name of [
+      "react",
+      "react-dom",
+      "@tanstack/react-query",
+      "@svc/react",
+      "@svc/runtime",
+    ]) {
+      mkdirSync(dirname(join(app, "node_modules", name)), { recursive: true });
+      symlinkSync(join(repoModules, name), join(app, "node_modules", name), "dir");
+    }
+    const vendor = buildVendorModules({ resolveDir: app });
+    return () => vendor;
+  }
+
+  it("says nothing of goober or the import map in an app that uses neither, and what is missing where it matters", async () => {
+    const vendorModules = withoutGoober();
+    const dir = writeTree(tree);
+    const messages: string[] = [];
+    const onProgress = (m: string) => messages.push(m);
+    const outDir = outputPath();
+    await build({ registry: registryOf(dir), outDir, importMap: true, vendorModules, onProgress });
+    expect(messages.filter((m) => /goober|import map/.test(m))).toEqual([]);
+    expect(readdirSync(outDir)).not.toContain("importmap.json");
+
+    // A component that imports goober: its vendor file is missing, and that is said.
+    writeTree(
+      {
+        "styled/index.tsx":
+          'import { css } from "goober";\nexport default () => <p className={css({ color: "red" })} />;\n',
+      },
+      dir,
+    );
+    messages.length = 0;
+    await build({ registry: registryOf(dir), outDir, importMap: true, vendorModules, onProgress });
+    expect(messages.filter((m) => /goober|import map/.test(m))).toEqual([
+      "no vendor file for goober, which styled imports: install it beside @svc/server",
+    ]);
+
+    // A directory that had an import map: pages may use it, so its absence is said.
+    const mapped = outputPath();
+    await build({ registry: registryOf(writeTree(tree)), outDir: mapped, importMap: true });
+    expect(readdirSync(mapped)).toContain("importmap.json");
+    messages.length = 0;
+    await build({
+      registry: registryOf(writeTree(tree)),
+      outDir: mapped,
+      importMap: true,
+      vendorModules,
+      onProgress,
+    });
+    expect(messages.filter((m) => /goober|import map/.test(m))).toEqual([
+      expect.stringMatching(
+        /^no import map written \(the previous build had one\): the import map needs goober installed beside @svc\/server: run `npm install /,
+      ),
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  existsSync,
   lstatSync,
   lutimesSync,
   mkdirSync,
@@ -43,7 +44,6 @@ import { detectDependencies } from "../bundling/dependencies.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import {
-  completeVendorModules,
   ESM_LOADER_FILE,
   onDemandImports,
   VENDOR_DIR,
@@ -54,7 +54,8 @@ import {
 } from "../bundling/vendorModules.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
-import { BundleError } from "../errors.ts";
+import { type ComponentSchema, parseSchema } from "../components/metadata.ts";
+import { BundleError, InvalidSchemaError } from "../errors.ts";
 import { loaderExtrasPath } from "../util/loaderFiles.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import {
@@ -110,6 +111,12 @@ export interface BuildOptions {
   importMap?: boolean;
   /** Called with a short line whenever the build moves on (bundling, writing n/total). */
   onProgress?: (message: string) => void;
+  /**
+   * The vendor modules: the import map's files, and those `loader.js` fetches for bundles that
+   * import `@svc/react`, TanStack Query or goober. Default: built once per process from the
+   * packages installed beside `@svc/server`.
+   */
+  vendorModules?: () => Promise<VendorBuild>;
 }
 
 /** {@link BuildOptions.keepOldFilesMs} by default: one hour, as Sprockets' `assets:clean`. */
@@ -142,7 +149,10 @@ export interface BuildResult {
   durationMs: number;
 }
 
-/** One error reported by esbuild, located relative to the component it belongs to. */
+/**
+ * One reason a build failed, located relative to the component it belongs to: an esbuild
+ * error, a `schema.json` that is no valid schema, an entry without a default export.
+ */
 export interface BuildFailure {
   /** The component whose directory holds `file`; undefined for a file shared by several. */
   component?: string;
@@ -158,7 +168,7 @@ export interface BuildFailure {
   text: string;
 }
 
-/** esbuild failed on at least one component: nothing was written. */
+/** At least one component cannot ship (see {@link BuildFailure}): nothing was written. */
 export class BuildFailedError extends SvcError {
   override name = "BuildFailedError";
   readonly failures: readonly BuildFailure[];
@@ -203,12 +213,14 @@ export class BuildOutputError extends SvcError {
   }
 }
 
-/** `<component>: <file>:<line>:<column>: <text>`. */
+/** `<component>: <file>:<line>:<column>: <text>` (`<file>: <text>` for a whole file). */
 export function formatFailure(failure: BuildFailure): string {
   const where =
     failure.file === undefined
       ? ""
-      : `${failure.file}:${failure.line ?? 0}:${failure.column ?? 0}: `;
+      : failure.line === undefined
+        ? `${failure.file}: `
+        : `${failure.file}:${failure.line}:${failure.column ?? 0}: `;
   return `${failure.component ?? "(shared file)"}: ${where}${failure.text}`;
 }
 
@@ -226,8 +238,13 @@ export function formatFailure(failure: BuildFailure): string {
  * A failed or killed build leaves the previous output as it was; what a killed one left
  * behind is removed by the next build.
  *
+ * Nothing is written either when a component would not work in a page: every `schema.json`
+ * must be a JSON Schema (`parseSchema`, then {@link schemaProblem}), and every entry must
+ * have a default export (the React component).
+ *
  * @throws BuildSetupError when `outDir` is refused or there is nothing to build.
- * @throws BuildFailedError listing every esbuild error, when any component fails.
+ * @throws BuildFailedError listing every esbuild error, invalid schema and entry without a
+ * default export, when any component has one.
  * @throws BuildOutputError when the output cannot be written (disk full, read-only).
  */
 export async function build(options: BuildOptions): Promise<BuildResult> {
@@ -253,16 +270,29 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   progress(`bundling ${components.length} component${components.length === 1 ? "" : "s"}…`);
   const bundleOptions = { minify: options.minify ?? true, sourcemap: options.sourcemap ?? false };
+  let vendorBuild: Promise<VendorBuild> | undefined;
+  const loadVendor = () => {
+    vendorBuild ??= (options.vendorModules ?? vendorModules)();
+    return vendorBuild;
+  };
+  // Pages may use the import map of a directory that has one: only then is its absence news.
+  const hadImportMap = existsSync(join(outDir, IMPORT_MAP_FILE));
+  const schemaFailures = checkSchemas(components);
   const [finished, mapVendor] = await Promise.all([
-    bundleAll(components, bundleOptions),
-    options.importMap === true ? vendorOrNote(progress) : undefined,
+    bundleAll(components, bundleOptions).catch((error: unknown) => {
+      if (!(error instanceof BuildFailedError)) throw error;
+      throw new BuildFailedError(byComponent([...schemaFailures, ...error.failures]));
+    }),
+    options.importMap === true ? vendorForImportMap(loadVendor, progress, hadImportMap) : undefined,
   ]);
+  const failures = byComponent([...schemaFailures, ...defaultExportFailures(components, finished)]);
+  if (failures.length > 0) throw new BuildFailedError(failures);
   // The vendor modules `loader.js` fetches on demand (`@svc/react`, TanStack Query, goober),
   // for the bundles that import them.
   const onDemand = new Map(finished.map((bundle) => [bundle.name, onDemandImports(bundle.code)]));
   const needsVendor = [...onDemand.values()].some((imports) => imports.length > 0);
   // Those installed: a bundle whose module is missing names what to install in the page.
-  const vendor = mapVendor ?? (needsVendor ? await vendorModules() : undefined);
+  const vendor = mapVendor ?? (needsVendor ? await loadVendor() : undefined);
   for (const missing of vendor?.missing ?? []) {
     const needed = [...onDemand].filter(([, imports]) =>
       imports.some((m) => m === missing.notInstalled),
@@ -344,17 +374,276 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 }
 
 /**
- * The complete vendor build (for the import map), or undefined (and a note) when a package of
- * it is not installed.
+ * The complete vendor build (for the import map), or undefined when a package of it is not
+ * installed: an app that uses neither goober nor the import map does not install goober, so
+ * that is said only where an import map was written before (`expected`), as pages there may
+ * use it. Elsewhere `renderImportMap` names what to install the day a page asks for one.
  */
-async function vendorOrNote(progress: (message: string) => void): Promise<VendorBuild | undefined> {
+async function vendorForImportMap(
+  load: () => Promise<VendorBuild>,
+  progress: (message: string) => void,
+  expected: boolean,
+): Promise<VendorBuild | undefined> {
+  let vendor: VendorBuild;
   try {
-    return await completeVendorModules();
+    vendor = await load();
   } catch (error) {
     if (!(error instanceof VendorModulesError)) throw error;
     progress(`no import map written: ${error.message.replace(/^svc: /, "")}`);
     return undefined;
   }
+  const missing = vendor.missing[0];
+  if (missing === undefined) return vendor;
+  if (expected) {
+    progress(
+      `no import map written (the previous build had one): ${missing.message.replace(/^svc: /, "")}`,
+    );
+  }
+  return undefined;
+}
+
+/** The name every component's `schema.json` has. */
+const SCHEMA_FILE = "schema.json";
+
+/**
+ * Every `schema.json` that cannot describe a component's props: what the server's reader
+ * refuses (`parseSchema`: not JSON, not an object, a `$ref` leaving the file), and what is
+ * no JSON Schema ({@link schemaProblem}), which no validator could check props against.
+ */
+function checkSchemas(components: readonly Component[]): BuildFailure[] {
+  const failures: BuildFailure[] = [];
+  for (const component of components) {
+    let text: string;
+    try {
+      text = readFileSync(join(component.dir, SCHEMA_FILE), "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EISDIR") continue; // no schema: allowed
+      failures.push({
+        component: component.name,
+        file: SCHEMA_FILE,
+        text: `cannot be read (${code})`,
+      });
+      continue;
+    }
+    let schema: ComponentSchema;
+    try {
+      schema = parseSchema(component.name, SCHEMA_FILE, text);
+    } catch (error) {
+      if (!(error instanceof InvalidSchemaError)) throw error;
+      const problem = error.message.slice(`${SCHEMA_FILE}: `.length);
+      // Node's JSON.parse says where: "… in JSON at position 41 (line 3 column 12)".
+      const at = /\(line (\d+) column (\d+)\)$/.exec(problem);
+      failures.push({
+        component: component.name,
+        file: SCHEMA_FILE,
+        ...(at === null ? {} : { line: Number(at[1]), column: Number(at[2]) }),
+        text: at === null ? problem : problem.slice(0, at.index).trimEnd(),
+      });
+      continue;
+    }
+    const problem = schemaProblem(schema);
+    if (problem !== undefined) {
+      failures.push({
+        component: component.name,
+        file: SCHEMA_FILE,
+        text: `is not a valid JSON Schema: ${problem}`,
+      });
+    }
+  }
+  return failures;
+}
+
+/** The entries whose module has no default export: the loader renders `default`. */
+function defaultExportFailures(
+  components: readonly Component[],
+  finished: readonly FinishedBundle[],
+): BuildFailure[] {
+  const exportsOf = new Map(finished.map((bundle) => [bundle.name, bundle.exports]));
+  return components.flatMap((component) => {
+    const exported = exportsOf.get(component.name) ?? [];
+    if (exported.includes("default")) return [];
+    const named = exported.length === 0 ? "nothing" : exported.join(", ");
+    return [
+      {
+        component: component.name,
+        file: toPosix(relative(component.dir, component.entry)),
+        text: `has no default export (it exports ${named}): export the React component as default — \`export default function …\` or \`export { default } from "./…"\``,
+      },
+    ];
+  });
+}
+
+/** `failures` grouped by component (in name order), each component's in the order found. */
+function byComponent(failures: readonly BuildFailure[]): BuildFailure[] {
+  return [...failures].sort((a, b) =>
+    compareCodePoints(a.component ?? "\u{10ffff}", b.component ?? "\u{10ffff}"),
+  );
+}
+
+const JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
+/** Keywords whose value is a schema. */
+const SCHEMA_KEYWORDS = [
+  "additionalItems",
+  "additionalProperties",
+  "contains",
+  "else",
+  "if",
+  "not",
+  "propertyNames",
+  "then",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
+/** Keywords whose value is an object of schemas. */
+const SCHEMA_MAP_KEYWORDS = ["$defs", "definitions", "dependentSchemas", "properties"];
+/** Keywords whose value is a non-empty array of schemas. */
+const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const COUNT_KEYWORDS = [
+  "maxContains",
+  "maxItems",
+  "maxLength",
+  "maxProperties",
+  "minContains",
+  "minItems",
+  "minLength",
+  "minProperties",
+];
+const NUMBER_KEYWORDS = ["maximum", "minimum"];
+const STRING_KEYWORDS = [
+  "$anchor",
+  "$comment",
+  "$id",
+  "$ref",
+  "$schema",
+  "description",
+  "format",
+  "title",
+];
+
+/**
+ * What makes `schema` no JSON Schema (drafts 4 to 2020-12, as `@svc/react`'s validator reads
+ * them), with where (`#/properties/price/type`), or undefined. The keywords that check values
+ * must have the shape the specification gives them (a `type` that names a type, a `pattern`
+ * that compiles as the validator compiles it, a count that is a whole number ≥ 0, a schema
+ * where one is expected); unknown keywords are annotations, as the specification says.
+ */
+export function schemaProblem(schema: unknown): string | undefined {
+  const stack: [unknown, string][] = [[schema, "#"]];
+  while (stack.length > 0) {
+    const [current, at] = stack.pop() as [unknown, string];
+    if (typeof current === "boolean") continue;
+    if (typeof current !== "object" || current === null || Array.isArray(current)) {
+      return `${at} must be a schema (an object or a boolean), not ${describeJson(current)}`;
+    }
+    const problem = keywordProblem(current as Record<string, unknown>, at, (value, path) => {
+      stack.push([value, path]);
+    });
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** The first keyword of one schema object with the wrong shape; its subschemas go to `visit`. */
+function keywordProblem(
+  schema: Record<string, unknown>,
+  location: string,
+  visit: (subschema: unknown, at: string) => void,
+): string | undefined {
+  for (const [key, value] of Object.entries(schema)) {
+    const at = pointer(location, key);
+    const wrong = (expected: string) => `${at} must be ${expected}, not ${describeJson(value)}`;
+    if (key === "type") {
+      const types: unknown[] = Array.isArray(value) ? value : [value];
+      const bad = types.find((t) => !JSON_TYPES.includes(t as string));
+      if (types.length === 0 || bad !== undefined) {
+        const expected = `one of ${JSON_TYPES.join(", ")} (or an array of them)`;
+        return types.length === 0
+          ? wrong(expected)
+          : `${at} must be ${expected}, not ${describeJson(bad)}`;
+      }
+    } else if (SCHEMA_KEYWORDS.includes(key)) {
+      visit(value, at);
+    } else if (key === "items") {
+      // A schema, or (drafts 4 to 2019-09) an array of them, one per position.
+      if (!Array.isArray(value)) visit(value, at);
+      else for (const [i, item] of value.entries()) visit(item, `${at}/${i}`);
+    } else if (SCHEMA_MAP_KEYWORDS.includes(key) || key === "patternProperties") {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return wrong("an object of schemas");
+      }
+      for (const [name, subschema] of Object.entries(value)) {
+        const path = pointer(at, name);
+        if (key === "patternProperties") {
+          const problem = regexProblem(name);
+          if (problem !== undefined) return `${at}: ${JSON.stringify(name)} ${problem}`;
+        }
+        visit(subschema, path);
+      }
+    } else if (SCHEMA_LIST_KEYWORDS.includes(key)) {
+      if (!Array.isArray(value) || value.length === 0) return wrong("a non-empty array of schemas");
+      for (const [i, item] of value.entries()) visit(item, `${at}/${i}`);
+    } else if (key === "required") {
+      if (!Array.isArray(value) || value.some((r) => typeof r !== "string")) {
+        return wrong("an array of property names");
+      }
+    } else if (key === "enum") {
+      if (!Array.isArray(value)) return wrong("an array of the allowed values");
+    } else if (key === "pattern") {
+      if (typeof value !== "string") return wrong("a regular expression (a string)");
+      const problem = regexProblem(value);
+      if (problem !== undefined) return `${at} ${problem}`;
+    } else if (COUNT_KEYWORDS.includes(key)) {
+      if (!Number.isInteger(value) || (value as number) < 0) return wrong("a whole number ≥ 0");
+    } else if (NUMBER_KEYWORDS.includes(key)) {
+      if (typeof value !== "number") return wrong("a number");
+    } else if (key === "exclusiveMaximum" || key === "exclusiveMinimum") {
+      // A number since draft 6; a boolean beside maximum/minimum in draft 4.
+      if (typeof value !== "number" && typeof value !== "boolean") return wrong("a number");
+    } else if (key === "multipleOf") {
+      if (typeof value !== "number" || !(value > 0)) return wrong("a number > 0");
+    } else if (key === "uniqueItems") {
+      if (typeof value !== "boolean") return wrong("true or false");
+    } else if (STRING_KEYWORDS.includes(key)) {
+      if (typeof value !== "string") return wrong("a string");
+    } else if (key === "dependentRequired" || key === "dependencies") {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return wrong("an object");
+      }
+      for (const [name, item] of Object.entries(value)) {
+        const path = pointer(at, name);
+        const names = Array.isArray(item) && item.every((r) => typeof r === "string");
+        if (names) continue;
+        if (key === "dependentRequired") return `${path} must be an array of property names`;
+        visit(item, path); // `dependencies`: property names, or a schema
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `at` and one more JSON Pointer segment. */
+function pointer(at: string, key: string): string {
+  return `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+/** Why `pattern` does not compile as the validator compiles it (`new RegExp(p, "u")`). */
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, "u");
+    return undefined;
+  } catch (error) {
+    return `is not a regular expression: ${(error as Error).message}`;
+  }
+}
+
+/** `"nubmer"`, `an array`, `null`: a JSON value, briefly, for a message. */
+function describeJson(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (typeof value === "object") return "an object";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** Writes `vendor/`, `loader.esm.js` and, last, `importmap.json`. */
@@ -389,6 +678,8 @@ interface FinishedBundle extends FinishedComponent {
   name: string;
   /** What it asks for by a literal name (browser bundles; empty for server ones). */
   dependencies: string[];
+  /** The names its entry exports, from esbuild's metafile (`default` for a component). */
+  exports: string[];
 }
 
 /**
@@ -423,15 +714,14 @@ async function bundleAll(
         const finished = finishComponent(component, result, esbuildOptions);
         // The component's own slice of the pass: the inputs of its output file.
         const js = join(outdir, `${fileSafeName(component.name)}.js`);
-        const inputs = Object.keys(
-          result.metafile.outputs[toPosix(relative(workingDir, js))]?.inputs ?? {},
-        );
+        const meta = result.metafile.outputs[toPosix(relative(workingDir, js))];
+        const inputs = Object.keys(meta?.inputs ?? {});
         const dependencies = await detectDependencies(
           inputs.map((input) => resolve(workingDir, input)),
           component.name,
           finished.code,
         );
-        return { name: component.name, ...finished, dependencies };
+        return { name: component.name, ...finished, dependencies, exports: meta?.exports ?? [] };
       }),
     );
   };

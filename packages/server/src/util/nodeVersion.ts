@@ -13,4 +13,9 @@ export function nodeVersionProblem(version: string): string | undefined {
 }
 
 const problem = nodeVersionProblem(process.version);
-if (problem !== undefined) throw new Error(problem);
+if (problem !== undefined) {
+  // Said and stopped here: a thrown error would print with this file's source line and a stack
+  // of Node's own frames (a `require()` from CommonJS adds a dozen), burying the one line.
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
