@@ -20,7 +20,7 @@ import {
 } from "../errors.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
-import type { SvcRequest, SvcResponse } from "./requestHandler.ts";
+import type { SvcRequest, SvcResponse } from "./svcRequest.ts";
 
 /** The largest request body svc reads (the props of an island, or a page's islands): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -12,7 +12,7 @@ import {
   MANIFEST_FILE,
 } from "@svc/protocol";
 import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
-import type { IslandOptions } from "./islandRenderer.ts";
+import type { IslandOptions } from "./islandOptions.ts";
 import type { Rendered, ServerBundle } from "./renderEngine.ts";
 
 /** CSS for a `<style>` element: no `</style` can end it early. */

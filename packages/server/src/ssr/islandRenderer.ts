@@ -1,7 +1,6 @@
 import {
   type ComponentMetadata,
   type ComponentName,
-  type HydrateStrategy,
   InvalidPropsError,
   parseHydrate,
   propsShapeIssue,
@@ -10,6 +9,7 @@ import { consoleLogger, type Logger } from "../logger.ts";
 import { errorKindOf, inSpan, instruments, type Span } from "../telemetry.ts";
 import { InProcessRenderer } from "./inProcessRenderer.ts";
 import { IslandMarkup } from "./islandMarkup.ts";
+import type { IslandOptions } from "./islandOptions.ts";
 import { CLIENT_RENDERED } from "./reactInterop.ts";
 import type {
   Health,
@@ -22,26 +22,9 @@ import type {
 import { RenderError, RenderSetupError, RenderTimeoutError, unmappedOf } from "./renderErrors.ts";
 import { POOL_DEFAULTS, RenderPool } from "./renderPool.ts";
 
+export type { IslandOptions } from "./islandOptions.ts";
 export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";
 export { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
-
-export interface IslandOptions {
-  /** When the browser hydrates it. Default: `"load"`. */
-  hydrate?: HydrateStrategy;
-  /**
-   * The URL at which the browser reaches svc's API for this island (`data-svc-api`), its
-   * stylesheet links and asset URLs starting there too. Default: the handler set's
-   * `publicUrl`.
-   */
-  apiBase?: string;
-  /**
-   * `"client"`: should the render throw, run out of time or find the render pool full, answer
-   * a container the browser renders itself, for the same props (`data-svc-fallback` names
-   * why), and log the error once — the page shows the component either way. Default: none
-   * (the error is thrown).
-   */
-  fallback?: "client";
-}
 
 /** What `fallback: "client"` stands in for (a render's own failures, not the caller's). */
 const FALLBACK_KINDS = new Set(["RenderError", "RenderTimeout", "Overloaded"]);

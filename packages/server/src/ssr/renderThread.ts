@@ -62,7 +62,7 @@ export class RenderThread {
 
   /** Sends `message` with the others of this turn, in one message. */
   send(message: ToWorker): void {
-    if (this.#outbox.push(message) === 1) queueMicrotask(() => this.#flush());
+    if (this.#outbox.push(message) === 1) setImmediate(() => this.#flush());
   }
 
   /** Sends `message` on its own: the worker takes it up in a turn of its own. */
