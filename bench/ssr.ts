@@ -673,94 +673,190 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-async function pageThroughput(): Promise<Row[]> {
+/** What {@link measurePages} measured, by round, then server (in the order given). */
+interface PagesMeasured {
+  rates: number[][];
+  /** CPU time per page of this process (the server's main thread and its workers). */
+  serverCpu: number[][];
+  /** CPU time per page of its main thread alone. */
+  mainCpu: number[][];
+  clientCpu: number[][];
+  /** Each page's latency, by server. */
+  latencies: number[][];
+}
+
+/** Runs the pages load generator against `ports`, each asked its own `ways`. */
+async function measurePages(
+  ports: number[],
+  ways: ("single" | "batch")[],
+  inFlight: number,
+  latencies = false,
+): Promise<PagesMeasured> {
+  const serverCpu: number[][] = Array.from({ length: THROUGHPUT_ROUNDS }, () => []);
+  const mainCpu: number[][] = Array.from({ length: THROUGHPUT_ROUNDS }, () => []);
+  let cpuFrom = process.cpuUsage();
+  let mainFrom = process.threadCpuUsage();
+  const result = await runClient<PagesResult>(
+    "pages",
+    {
+      ports,
+      ways,
+      latencies,
+      inFlight,
+      rounds: THROUGHPUT_ROUNDS,
+      warmupS: THROUGHPUT_WARMUP_S,
+      seconds: THROUGHPUT_SECONDS,
+    },
+    (line) => {
+      const [event, round = 0, server = 0, pages = 0] = line.split(" ");
+      if (event === "START") {
+        cpuFrom = process.cpuUsage();
+        mainFrom = process.threadCpuUsage();
+      }
+      if (event === "END") {
+        const all = process.cpuUsage(cpuFrom);
+        const main = process.threadCpuUsage(mainFrom);
+        const perPage = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000 / Number(pages);
+        (serverCpu[Number(round)] as number[])[Number(server)] = perPage(all);
+        (mainCpu[Number(round)] as number[])[Number(server)] = perPage(main);
+      }
+    },
+  );
+  return {
+    rates: result.pagesPerSecond,
+    serverCpu,
+    mainCpu,
+    clientCpu: result.clientCpuMsPerPage,
+    latencies: result.latencies,
+  };
+}
+
+const column = (table: number[][], i: number) => table.map((r) => r[i] as number);
+const ratioOf = (table: number[][]) =>
+  median(table.map(([first, second]) => (first as number) / (second as number)));
+
+/** The pool and the server's thread, serving the store's build on loopback. */
+async function poolAndThread() {
   const { registry, buildDir } = await buildStore();
-  const workers = availableParallelism();
   const servers = [
     await serveOnLoopback(
       createHandlers(registry, {
         logger: silentLogger,
         buildDir,
         renderIsolation: "worker",
-        renderWorkers: workers,
+        renderWorkers: availableParallelism(),
       }),
     ),
     await serveOnLoopback(
       createHandlers(registry, { logger: silentLogger, buildDir, renderIsolation: "none" }),
     ),
   ];
-  // CPU time per page of this process (the server's main thread and its workers) and of its
-  // main thread alone, by round and server, over the windows the load generator announces.
-  const serverCpu: number[][] = Array.from({ length: THROUGHPUT_ROUNDS }, () => []);
-  const mainCpu: number[][] = Array.from({ length: THROUGHPUT_ROUNDS }, () => []);
-  let cpuFrom = process.cpuUsage();
-  let mainFrom = process.threadCpuUsage();
+  return {
+    ports: servers.map((server) => server.port),
+    close: async () => {
+      for (const server of servers) await server.close();
+      rmSync(buildDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function pageThroughput(): Promise<Row[]> {
+  const workers = availableParallelism();
+  const deployed = await poolAndThread();
   try {
-    const result = await runClient<PagesResult>(
-      "pages",
-      {
-        ports: servers.map((server) => server.port),
-        inFlight: PAGES_IN_FLIGHT,
-        rounds: THROUGHPUT_ROUNDS,
-        warmupS: THROUGHPUT_WARMUP_S,
-        seconds: THROUGHPUT_SECONDS,
-      },
-      (line) => {
-        const [event, round = 0, server = 0, pages = 0] = line.split(" ");
-        if (event === "START") {
-          cpuFrom = process.cpuUsage();
-          mainFrom = process.threadCpuUsage();
-        }
-        if (event === "END") {
-          const all = process.cpuUsage(cpuFrom);
-          const main = process.threadCpuUsage(mainFrom);
-          const perPage = (used: NodeJS.CpuUsage) =>
-            (used.user + used.system) / 1000 / Number(pages);
-          (serverCpu[Number(round)] as number[])[Number(server)] = perPage(all);
-          (mainCpu[Number(round)] as number[])[Number(server)] = perPage(main);
-        }
-      },
-    );
-    const rates = result.pagesPerSecond;
-    const column = (table: number[][], i: number) => table.map((r) => r[i] as number);
-    const ratioOf = (table: number[][]) =>
-      median(table.map(([pool, none]) => (pool as number) / (none as number)));
-    const ratio = ratioOf(rates);
-    const name = `${ISLANDS}-island page over HTTP (node:http + createNodeHandler on loopback, the store's svc build; load generator in a child process, ${PAGES_IN_FLIGHT} pages in flight, each ${ISLANDS} POST /api/bundles/product/html at once)`;
-    return [
-      {
-        name: `${name} — pages/s, the pool (renderIsolation: worker, ${workers} workers) vs renderIsolation: none`,
-        value: median(column(rates, 0)),
-        unit: "pages/s",
-        baseline: median(column(rates, 1)),
-        ratio,
-        target: "≥ 1.6×",
-        ok: ratio >= 1.6,
-      },
-      {
-        name: `${name} — CPU time of the server's process (main thread and workers) per page, pool vs none (informational)`,
-        value: median(column(serverCpu, 0)),
-        unit: "ms CPU/page",
-        baseline: median(column(serverCpu, 1)),
-        ratio: ratioOf(serverCpu),
-      },
-      {
-        name: `${name} — CPU time of the server's main thread per page, pool vs none (informational)`,
-        value: median(column(mainCpu, 0)),
-        unit: "ms CPU/page",
-        baseline: median(column(mainCpu, 1)),
-        ratio: ratioOf(mainCpu),
-      },
-      {
-        name: `${name} — CPU time of the load generator per page, against the pool vs against none (informational)`,
-        value: median(column(result.clientCpuMsPerPage, 0)),
-        unit: "ms CPU/page",
-        baseline: median(column(result.clientCpuMsPerPage, 1)),
-        ratio: ratioOf(result.clientCpuMsPerPage),
-      },
-    ];
+    const rows: Row[] = [];
+    for (const way of ["single", "batch"] as const) {
+      const m = await measurePages(deployed.ports, [way, way], PAGES_IN_FLIGHT);
+      const ratio = ratioOf(m.rates);
+      const asked =
+        way === "single"
+          ? `each ${ISLANDS} POST /api/bundles/product/html at once`
+          : `each one POST /api/islands of ${ISLANDS}`;
+      const name = `${ISLANDS}-island page over HTTP (node:http + createNodeHandler on loopback, the store's svc build; load generator in a child process, ${PAGES_IN_FLIGHT} pages in flight, ${asked})`;
+      rows.push(
+        {
+          name: `${name} — pages/s, the pool (renderIsolation: worker, ${workers} workers) vs renderIsolation: none`,
+          value: median(column(m.rates, 0)),
+          unit: "pages/s",
+          baseline: median(column(m.rates, 1)),
+          ratio,
+          target: "≥ 1.6×",
+          ok: ratio >= 1.6,
+        },
+        {
+          name: `${name} — CPU time of the server's process (main thread and workers) per page, pool vs none (informational)`,
+          value: median(column(m.serverCpu, 0)),
+          unit: "ms CPU/page",
+          baseline: median(column(m.serverCpu, 1)),
+          ratio: ratioOf(m.serverCpu),
+        },
+        {
+          name: `${name} — CPU time of the server's main thread per page, pool vs none (informational)`,
+          value: median(column(m.mainCpu, 0)),
+          unit: "ms CPU/page",
+          baseline: median(column(m.mainCpu, 1)),
+          ratio: ratioOf(m.mainCpu),
+        },
+      );
+    }
+    return rows;
   } finally {
-    for (const server of servers) await server.close();
+    await deployed.close();
+  }
+}
+
+/**
+ * A page of islands from a backend of another language: one `POST /api/islands` for the
+ * page against one `POST …/html` per island, on one server (the default pool): the server's
+ * CPU per island, and a page's latency one page at a time.
+ */
+async function batchPage(): Promise<Row[]> {
+  const { registry, buildDir } = await buildStore();
+  const rows: Row[] = [];
+  try {
+    for (const isolation of ["worker", "none"] as const) {
+      const handlers = createHandlers(registry, {
+        logger: silentLogger,
+        buildDir,
+        renderIsolation: isolation,
+      });
+      const server = await serveOnLoopback(handlers);
+      try {
+        const ports = [server.port, server.port];
+        const loaded = await measurePages(ports, ["batch", "single"], PAGES_IN_FLIGHT);
+        const alone = await measurePages(ports, ["batch", "single"], 1, true);
+        const perIsland = (table: number[][], i: number) => median(column(table, i)) / ISLANDS;
+        const cpuRatio = ratioOf(loaded.serverCpu);
+        const p50 = (i: number) => percentile(alone.latencies[i] as number[], 50);
+        const latencyRatio = p50(0) / p50(1);
+        const where =
+          isolation === "worker" ? "the default pool" : "renderIsolation: none (informational)";
+        const name = `${ISLANDS}-island page (the store's product card, svc build, ${where}): one POST /api/islands vs ${ISLANDS} POST /api/bundles/product/html at once`;
+        const targeted = isolation === "worker";
+        rows.push(
+          {
+            name: `${name} — the server's CPU per island, ${PAGES_IN_FLIGHT} pages in flight`,
+            value: perIsland(loaded.serverCpu, 0) * 1000,
+            unit: "µs CPU/island",
+            baseline: perIsland(loaded.serverCpu, 1) * 1000,
+            ratio: cpuRatio,
+            ...(targeted ? { target: "≤ 0.3×", ok: cpuRatio <= 0.3 } : {}),
+          },
+          {
+            name: `${name} — a page's latency, p50, one page at a time`,
+            value: p50(0),
+            unit: "ms",
+            baseline: p50(1),
+            ratio: latencyRatio,
+            ...(targeted ? { target: "≤ 0.5×", ok: latencyRatio <= 0.5 } : {}),
+          },
+        );
+      } finally {
+        await server.close();
+      }
+    }
+    return rows;
+  } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }
 }
@@ -819,12 +915,13 @@ async function listingBesideLoop(): Promise<Row[]> {
   }
 }
 
-/** The groups `SVC_BENCH_SSR=warm,cold,page,throughput,loop` picks (default: all). */
+/** The groups `SVC_BENCH_SSR=warm,cold,page,throughput,batch,loop` picks (default: all). */
 const GROUPS = {
   warm: warmRender,
   cold: coldRender,
   page: islandPage,
   throughput: pageThroughput,
+  batch: batchPage,
   loop: listingBesideLoop,
 };
 
@@ -843,6 +940,13 @@ export async function benchSsr(): Promise<Row[]> {
 interface PagesArgs {
   /** The servers, measured in turn in each round (the first one first in even rounds). */
   ports: number[];
+  /**
+   * How a page asks for its islands, by server (the order of `ports`): `single`, one
+   * `POST …/html` each at once; `batch`, one `POST /api/islands` for them all.
+   */
+  ways: ("single" | "batch")[];
+  /** Also record each page's latency (ms), in `PagesResult.latencies`. */
+  latencies?: boolean;
   inFlight: number;
   rounds: number;
   warmupS: number;
@@ -853,6 +957,8 @@ interface PagesResult {
   /** By round, then server (in the order of `ports`). */
   pagesPerSecond: number[][];
   clientCpuMsPerPage: number[][];
+  /** Each page's latency in ms, by server (all rounds), when asked for. */
+  latencies: number[][];
 }
 
 interface ListingArgs {
@@ -913,20 +1019,27 @@ function send(
 async function pagesClient(args: PagesArgs): Promise<PagesResult> {
   const pagesPerSecond: number[][] = [];
   const clientCpuMsPerPage: number[][] = [];
+  const latencies: number[][] = args.ports.map(() => []);
   for (let round = 0; round < args.rounds; round++) {
     const order = args.ports.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
     const rates: number[] = [];
     const cpu: number[] = [];
     for (const server of order) {
-      const window = await pageWindow(args, args.ports[server] as number, `${round} ${server}`);
+      const window = await pageWindow(
+        args,
+        args.ports[server] as number,
+        args.ways[server] ?? "single",
+        `${round} ${server}`,
+      );
       rates[server] = window.rate;
       cpu[server] = window.cpuMsPerPage;
+      latencies[server]?.push(...window.latencies);
     }
     pagesPerSecond.push(rates);
     clientCpuMsPerPage.push(cpu);
   }
-  return { pagesPerSecond, clientCpuMsPerPage };
+  return { pagesPerSecond, clientCpuMsPerPage, latencies };
 }
 
 /**
@@ -937,8 +1050,10 @@ async function pagesClient(args: PagesArgs): Promise<PagesResult> {
 async function pageWindow(
   args: PagesArgs,
   port: number,
+  way: "single" | "batch",
   label: string,
-): Promise<{ rate: number; cpuMsPerPage: number }> {
+): Promise<{ rate: number; cpuMsPerPage: number; latencies: number[] }> {
+  const latencies: number[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: args.inFlight * ISLANDS });
   let counting = false;
   let stopped = false;
@@ -946,7 +1061,7 @@ async function pageWindow(
   let next = 0;
   let from = 0;
   let cpuFrom = process.cpuUsage();
-  let measured = { rate: 0, cpuMsPerPage: 0 };
+  let measured = { rate: 0, cpuMsPerPage: 0, latencies };
   const start = setTimeout(() => {
     counting = true;
     from = performance.now();
@@ -959,6 +1074,7 @@ async function pageWindow(
       measured = {
         rate: pages / ((performance.now() - from) / 1000),
         cpuMsPerPage: (user + system) / 1000 / pages,
+        latencies,
       };
       counting = false;
       stopped = true;
@@ -971,17 +1087,18 @@ async function pageWindow(
       // Different props for every island of every page.
       const first = next;
       next += ISLANDS;
-      const answers = await Promise.all(
-        Array.from({ length: ISLANDS }, (_, i) =>
-          send(agent, port, "/api/bundles/product/html", JSON.stringify(propsOf(first + i))),
-        ),
-      );
-      for (const [i, answer] of answers.entries()) {
-        if (answer.status !== 200 || !answer.text.includes(`>Product ${first + i + 1}</h3>`)) {
-          throw new Error(`ssr bench: a render answered ${answer.status}: ${answer.text}`);
+      const started = performance.now();
+      const htmls =
+        way === "single" ? await singles(agent, port, first) : await batch(agent, port, first);
+      for (const [i, html] of htmls.entries()) {
+        if (!html.includes(`>Product ${first + i + 1}</h3>`)) {
+          throw new Error(`ssr bench: an island was not rendered: ${html.slice(0, 200)}`);
         }
       }
-      if (counting) pages++;
+      if (counting) {
+        pages++;
+        if (args.latencies) latencies.push(performance.now() - started);
+      }
     }
   };
   try {
@@ -992,6 +1109,35 @@ async function pageWindow(
     agent.destroy();
   }
   return measured;
+}
+
+/** A page's islands, one `POST …/html` each, at once (as a backend's `Promise.all`). */
+async function singles(agent: Agent, port: number, first: number): Promise<string[]> {
+  const answers = await Promise.all(
+    Array.from({ length: ISLANDS }, (_, i) =>
+      send(agent, port, "/api/bundles/product/html", JSON.stringify(propsOf(first + i))),
+    ),
+  );
+  return answers.map((answer) => {
+    if (answer.status !== 200) throw new Error(`ssr bench: a render answered ${answer.status}`);
+    return answer.text;
+  });
+}
+
+/** A page's islands in one `POST /api/islands`. */
+async function batch(agent: Agent, port: number, first: number): Promise<string[]> {
+  const islands = Array.from({ length: ISLANDS }, (_, i) => ({
+    id: String(i),
+    name: "product",
+    props: propsOf(first + i),
+  }));
+  const answer = await send(agent, port, "/api/islands", JSON.stringify({ islands }));
+  if (answer.status !== 200) throw new Error(`ssr bench: the batch answered ${answer.status}`);
+  const parsed = JSON.parse(answer.text) as { islands: { status: number; html?: string }[] };
+  return parsed.islands.map((island) => {
+    if (island.status !== 200) throw new Error(`ssr bench: an island answered ${island.status}`);
+    return island.html ?? "";
+  });
 }
 
 /**
@@ -1083,6 +1229,6 @@ if (process.argv[1] === SELF) {
     mode === "pages"
       ? await pagesClient(JSON.parse(args) as PagesArgs)
       : await listingClient(JSON.parse(args) as ListingArgs);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
+  // Exits once the (possibly long) line is written: a pipe is written asynchronously.
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }

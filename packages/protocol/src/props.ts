@@ -55,11 +55,21 @@ export function propsShapeIssue(props: unknown): PropsShapeIssue | undefined {
   return nested ? walk(props) : undefined;
 }
 
+/** A value on the walk's stack; its path is made from its parents only when reported. */
+interface Step {
+  value: object;
+  depth: number;
+  key: string;
+  parent: Step | undefined;
+}
+
 function walk(props: object): PropsShapeIssue | undefined {
-  const stack: { value: object; path: string[] }[] = [{ value: props, path: [] }];
+  const stack: Step[] = [{ value: props, depth: 0, key: "", parent: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop() as { value: object; path: string[] };
-    if (path.length >= MAX_PROPS_DEPTH) {
+    const step = stack.pop() as Step;
+    const { value, depth } = step;
+    if (depth >= MAX_PROPS_DEPTH) {
+      const path = pathOf(step);
       return {
         prop: path[0] ?? "",
         path: pointer(path.slice(0, 3)),
@@ -67,15 +77,43 @@ function walk(props: object): PropsShapeIssue | undefined {
         message: `nests deeper than ${MAX_PROPS_DEPTH} levels`,
       };
     }
+    // Arrays by index: `for…in` would make a string of every index.
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const issue = visit(stack, step, String(i), value[i]);
+        if (issue !== undefined) return issue;
+      }
+      continue;
+    }
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
-      const child = (value as Record<string, unknown>)[key];
-      if (typeof child === "number" && !Number.isFinite(child))
-        return notFinite(key, [...path, key]);
-      if (isData(child)) stack.push({ value: child, path: [...path, key] });
+      const issue = visit(stack, step, key, (value as Record<string, unknown>)[key]);
+      if (issue !== undefined) return issue;
     }
   }
   return undefined;
+}
+
+/** Checks `child`, found at `key` of `parent`'s value, and pushes it when it is data. */
+function visit(
+  stack: Step[],
+  parent: Step,
+  key: string,
+  child: unknown,
+): PropsShapeIssue | undefined {
+  if (typeof child === "number") {
+    if (!Number.isFinite(child)) return notFinite(key, [...pathOf(parent), key]);
+  } else if (isData(child)) {
+    stack.push({ value: child, depth: parent.depth + 1, key, parent });
+  }
+  return undefined;
+}
+
+/** The keys from the props down to `step`. */
+function pathOf(step: Step): string[] {
+  const path: string[] = [];
+  for (let at: Step | undefined = step; at?.parent !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 function notFinite(key: string, path: string[]): PropsShapeIssue {

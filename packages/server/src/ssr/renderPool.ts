@@ -138,6 +138,8 @@ export class RenderPool implements RenderEngine {
               resolve();
               return;
             }
+            // Waited for, the worker keeps the process alive until it is ready.
+            thread.worker.ref();
             const onMessage = (batch: FromWorker[]) => {
               if (batch.some((m) => m.type === "ready")) done();
             };
