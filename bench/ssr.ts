@@ -623,7 +623,7 @@ interface LoopbackServer {
 }
 
 /** `handlers` at /api (`createNodeHandler`) on a `node:http` server, on a loopback port. */
-async function serveOnLoopback(handlers: Handlers): Promise<LoopbackServer> {
+export async function serveOnLoopback(handlers: Handlers): Promise<LoopbackServer> {
   const server = createServer(createNodeHandler(handlers, { prefix: "/api", live: false }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   // Once listening: the render workers do not keep the process alive on their own.
@@ -915,7 +915,7 @@ async function listingBesideLoop(): Promise<Row[]> {
   }
 }
 
-/** The groups `SVC_BENCH_SSR=warm,cold,page,throughput,batch,loop` picks (default: all). */
+/** The groups `SVC_BENCH_SSR=warm,cold,page,throughput,batch,loop,python` picks (default: all). */
 const GROUPS = {
   warm: warmRender,
   cold: coldRender,
@@ -923,6 +923,7 @@ const GROUPS = {
   throughput: pageThroughput,
   batch: batchPage,
   loop: listingBesideLoop,
+  python: async () => (await import("./python.ts")).benchPython(),
 };
 
 export async function benchSsr(): Promise<Row[]> {
