@@ -32,6 +32,16 @@ export {
   type LiveEvent,
 } from "./events.ts";
 export {
+  contentHashOf,
+  etagOf,
+  HASH_LENGTH,
+  HASH_SOURCE,
+  integrityOf,
+  isContentHash,
+  STYLESHEET_FILE,
+  VENDOR_FILE,
+} from "./hashes.ts";
+export {
   formatImportTable,
   IMPORT_TABLE_PREFIX,
   type ImportClause,
@@ -97,6 +107,9 @@ export {
   LOADER_PATH,
   metadataPath,
   parseBundleQuery,
+  parseRoute,
+  type Route,
+  routeTemplate,
   STATIC_PATH,
   stylesheetPath,
   URL_VARIANT,

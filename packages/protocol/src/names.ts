@@ -13,6 +13,8 @@
  * file (`<stem>-<12 hex>.css`), not of a component's whole stylesheet.
  */
 
+import { HASH_SOURCE } from "./hashes.ts";
+
 /** Longest accepted component name, in characters. */
 export const MAX_NAME_LENGTH = 200;
 
@@ -22,8 +24,8 @@ const SEGMENT = `(?:${IDENTIFIER}|${KEBAB})`;
 const SEGMENT_PATTERN = new RegExp(`^${SEGMENT}$`);
 /** The whole grammar in one expression: the fast check every request makes. */
 const NAME_PATTERN = new RegExp(`^(?:${SEGMENT}:)?${SEGMENT}(?:\\.${SEGMENT})*$`);
-/** A last kebab part of 12 hex digits: the hash of a stylesheet file's name. */
-const RESERVED_END = /-[0-9a-f]{12}$/;
+/** A last kebab part that is a content hash: the end of a stylesheet file's name. */
+const RESERVED_END = new RegExp(`-${HASH_SOURCE}$`);
 
 declare const componentNameBrand: unique symbol;
 

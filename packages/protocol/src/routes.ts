@@ -1,7 +1,9 @@
 /**
- * The paths of the HTTP API below its mount prefix, built here and nowhere else: the server
- * routes them, the browser requests them.
+ * The paths of the HTTP API below its mount prefix, built and parsed here and nowhere else:
+ * the server routes them ({@link parseRoute}), the browser requests them.
  */
+import { EVENTS_PATH } from "./events.ts";
+import { STYLESHEET_FILE } from "./hashes.ts";
 
 /** The listing. */
 export const LIST_PATH = "/bundles";
@@ -85,4 +87,90 @@ export const BUNDLE_FILES_PATH = "/bundles/";
 /** A component rendered to HTML on the server (`POST`, JSON props as the body). */
 export function islandPath(name: string): string {
   return `/bundles/${name}/html`;
+}
+
+/** An endpoint of the API, as {@link parseRoute} finds it (names still percent-encoded). */
+export type Route =
+  | { kind: "list" }
+  | { kind: "health" }
+  | { kind: "islands" }
+  | { kind: "bundle"; name: string }
+  | { kind: "stylesheet"; name: string }
+  | { kind: "file"; path: string }
+  | { kind: "metadata"; name: string }
+  | { kind: "island"; name: string }
+  | { kind: "loader"; file: "production" | "development" | "extras" | "islands" }
+  | { kind: "esmLoader" }
+  | { kind: "vendor"; file: string }
+  | { kind: "events" }
+  | { kind: "static"; path: string };
+
+const BUNDLES = "/bundles/";
+const METADATA = "/metadata";
+const HTML = "/html";
+
+/** The endpoints below `/bundles/`, by suffix. */
+function bundleRoute(rest: string): Route | undefined {
+  if (rest.endsWith(METADATA)) return { kind: "metadata", name: rest.slice(0, -METADATA.length) };
+  if (rest.endsWith(HTML)) return { kind: "island", name: rest.slice(0, -HTML.length) };
+  if (rest.endsWith(".js")) return { kind: "bundle", name: rest.slice(0, -".js".length) };
+  if (rest.startsWith("assets/")) return { kind: "file", path: rest };
+  // A stylesheet of a bundle is `<stem>-<hash>.css`, a shape no valid name takes.
+  if (rest.endsWith(".css")) {
+    return STYLESHEET_FILE.test(rest)
+      ? { kind: "file", path: rest }
+      : { kind: "stylesheet", name: rest.slice(0, -".css".length) };
+  }
+  return undefined;
+}
+
+/** The endpoints whose path is fixed. */
+const FIXED: Record<string, Route> = {
+  [LOADER_PATH]: { kind: "loader", file: "production" },
+  [DEV_LOADER_PATH]: { kind: "loader", file: "development" },
+  [LOADER_EXTRAS_PATH]: { kind: "loader", file: "extras" },
+  [ISLANDS_SCRIPT_PATH]: { kind: "loader", file: "islands" },
+  [ESM_LOADER_PATH]: { kind: "esmLoader" },
+  [EVENTS_PATH]: { kind: "events" },
+  [HEALTH_PATH]: { kind: "health" },
+  [ISLANDS_PATH]: { kind: "islands" },
+};
+
+/**
+ * The endpoint a path below the mount prefix names (without its query), or undefined: the one
+ * place a path is mapped to an endpoint.
+ */
+export function parseRoute(path: string): Route | undefined {
+  if (path === LIST_PATH || path === BUNDLES) return { kind: "list" };
+  if (path.startsWith(BUNDLES)) return bundleRoute(path.slice(BUNDLES.length));
+  if (Object.hasOwn(FIXED, path)) return FIXED[path];
+  if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
+  if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
+  return undefined;
+}
+
+/** A route's path with its variable parts named (`/bundles/{name}.js`), as spans are named. */
+export function routeTemplate(route: Route | undefined, path: string): string {
+  switch (route?.kind) {
+    case undefined:
+      return "(unknown)";
+    case "list":
+      return LIST_PATH;
+    case "bundle":
+      return `${BUNDLES}{name}.js`;
+    case "stylesheet":
+      return `${BUNDLES}{name}.css`;
+    case "file":
+      return `${BUNDLES}{file}`;
+    case "metadata":
+      return `${BUNDLES}{name}${METADATA}`;
+    case "island":
+      return `${BUNDLES}{name}${HTML}`;
+    case "vendor":
+      return `${VENDOR_PATH}{file}`;
+    case "static":
+      return `${STATIC_PATH}{path}`;
+    default:
+      return path;
+  }
 }

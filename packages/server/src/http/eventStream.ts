@@ -1,5 +1,8 @@
 import type { LiveEvent } from "@svc/protocol";
+import { OverloadedError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { CACHE } from "./headers.ts";
+import type { SvcRequest, SvcResponse } from "./svcRequest.ts";
 
 /** What the live-reload event stream is made from (the live-reload core implements it). */
 export interface LiveSource {
@@ -180,4 +183,38 @@ export class EventStreams {
       },
     });
   }
+}
+
+/** When a client refused an event stream may try again, in seconds. */
+const EVENTS_RETRY_AFTER = 10;
+
+/**
+ * `GET {prefix}/events`: the live-reload stream, a place among `events`'s clients taken; 204
+ * where live reload is off.
+ */
+export function eventsResponse(events: EventStreams | undefined, request: SvcRequest): SvcResponse {
+  // Live reload is off here (production, static mode, `live: false`): 204 is what tells an
+  // `EventSource` to stop reconnecting (HTML's server-sent events), so a page left with
+  // `data-svc-live` or `<SvcProvider live>` stops at once, with nothing in its console.
+  if (events === undefined) {
+    return { status: 204, headers: { "cache-control": CACHE.never }, body: null };
+  }
+  // A `HEAD` (what a client that lost the stream asks: is one served here?) subscribes
+  // to nothing, so it starts no watching and takes no place.
+  const body = request.method === "HEAD" ? null : events.open(request.signal);
+  if (body === undefined) {
+    throw new OverloadedError(
+      `${events.max} clients follow the live-reload stream already`,
+      EVENTS_RETRY_AFTER,
+    );
+  }
+  return {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
+    body,
+  };
 }

@@ -20,6 +20,7 @@ import {
 } from "../errors.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
+import { CACHE, HTML_TYPE, JSON_TYPE } from "./headers.ts";
 import type { SvcRequest, SvcResponse } from "./svcRequest.ts";
 
 /** The largest request body svc reads (the props of an island, or a page's islands): 1 MiB. */
@@ -27,9 +28,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The most islands one batch request may ask for. */
 export const MAX_BATCH_ISLANDS = 256;
-
-const HTML_TYPE = "text/html; charset=utf-8";
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A batch request that is not one (400, the usual body, no component named). */
 class InvalidBatchError extends SvcError {
@@ -67,7 +65,7 @@ export async function islandResponse(
   const html = await handlers.renderIsland(name, props, options);
   return {
     status: 200,
-    headers: { "content-type": HTML_TYPE, "cache-control": "no-store", ...timing(started) },
+    headers: { "content-type": HTML_TYPE, "cache-control": CACHE.never, ...timing(started) },
     body: html,
   };
 }
@@ -139,7 +137,7 @@ export async function batchResponse(handlers: Handlers, request: SvcRequest): Pr
   });
   return {
     status: 200,
-    headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...timing(started) },
+    headers: { "content-type": JSON_TYPE, "cache-control": CACHE.never, ...timing(started) },
     body: JSON.stringify({ islands }),
   };
 }
