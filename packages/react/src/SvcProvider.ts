@@ -10,7 +10,7 @@ import {
   useState,
 } from "react";
 import { connectLive, type LiveOptions } from "./connectLive.ts";
-import { installReactModules } from "./installReactModules.ts";
+import { exposeToComponents, installReactModules } from "./installReactModules.ts";
 import { SvcContext, type SvcContextValue } from "./svcContext.ts";
 
 export interface SvcProviderProps {
@@ -76,6 +76,10 @@ export function SvcProvider({
   useLive(live, value);
   return createElement(SvcContext.Provider, { value }, children);
 }
+
+// Components get `@svc/react` from installReactModules.ts, which cannot import this module
+// (it installs through that one): this module adds its part.
+exposeToComponents({ SvcProvider });
 
 /** One live-reload connection while `live` is on; callbacks may change without reconnecting. */
 function useLive(live: SvcProviderProps["live"], { client, queryClient }: SvcContextValue) {

@@ -150,16 +150,64 @@ function compileSchema(schema: unknown, draft: Draft): Check {
   if (schema === false) return () => false;
   if (!isObject(schema)) throw new Unsupported();
   for (const key of Object.keys(schema)) if (!KEYWORDS.has(key)) throw new Unsupported();
-  const s = schema as Record<string, unknown>;
-  const type = s.type;
-  if (
-    type !== undefined &&
-    typeof type !== "string" &&
-    !(Array.isArray(type) && type.every((t) => typeof t === "string"))
-  ) {
+  const ofType = compileType(schema.type);
+  const ofValue = compileValue(schema);
+  const ofNumber = compileNumber(schema, draft);
+  const ofString = compileString(schema);
+  const ofArray = compileArray(schema, draft);
+  const ofObject = compileObject(schema, draft);
+  return (value) => {
+    const kind = kindOf(value);
+    if (kind === undefined) return false; // the interpreter throws: let it say so
+    if (ofType !== undefined && !ofType(value, kind)) return false;
+    if (ofValue !== undefined && !ofValue(value)) return false;
+    if (kind === "object") return ofObject === undefined || ofObject(value as Props);
+    if (kind === "array") return ofArray === undefined || ofArray(value as unknown[]);
+    if (kind === "number") return ofNumber === undefined || ofNumber(value as number);
+    if (kind === "string") return ofString === undefined || ofString(value as string);
+    return true;
+  };
+}
+
+type Props = Record<string, unknown>;
+
+/** The JSON type of a value as the interpreter names it; undefined where it would throw. */
+function kindOf(value: unknown): string | undefined {
+  const raw = typeof value;
+  if (raw === "string" || raw === "number" || raw === "boolean") return raw;
+  if (raw === "object") return value === null ? "null" : Array.isArray(value) ? "array" : "object";
+  return undefined;
+}
+
+/** `type`: one name or a list of them, `integer` a number without a fraction. */
+function compileType(type: unknown): ((value: unknown, kind: string) => boolean) | undefined {
+  if (type === undefined) return undefined;
+  if (typeof type === "string") {
+    if (type !== "integer") return (_value, kind) => kind === type;
+    return (value, kind) => !(kind !== "number" || (value as number) % 1 || Number.isNaN(value));
+  }
+  if (!(Array.isArray(type) && type.every((t) => typeof t === "string"))) {
     throw new Unsupported();
   }
-  const types = Array.isArray(type) ? (type as string[]) : undefined;
+  const types = type as string[];
+  return (value, kind) => {
+    for (const t of types) {
+      if (
+        kind === t ||
+        (t === "integer" &&
+          kind === "number" &&
+          (value as number) % 1 === 0 &&
+          !Number.isNaN(value))
+      ) {
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
+/** `const` and `enum` of primitive values. */
+function compileValue(s: Props): Check | undefined {
   const constant = s.const;
   if (typeof constant === "object" && constant !== null) throw new Unsupported();
   const choices = s.enum;
@@ -169,6 +217,16 @@ function compileSchema(schema: unknown, draft: Draft): Check {
   ) {
     throw new Unsupported();
   }
+  if (constant === undefined && choices === undefined) return undefined;
+  return (value) => {
+    if (constant !== undefined && value !== constant) return false;
+    if (choices !== undefined && !(choices as unknown[]).some((c) => value === c)) return false;
+    return true;
+  };
+}
+
+/** `minimum`, `maximum` and (not in draft 4) `exclusiveMinimum`, `exclusiveMaximum`. */
+function compileNumber(s: Props, draft: Draft): ((value: number) => boolean) | undefined {
   const minimum = numberOrUndefined(s.minimum);
   const maximum = numberOrUndefined(s.maximum);
   // Draft 4's boolean `exclusiveMinimum` changes `minimum`: not handled.
@@ -177,6 +235,20 @@ function compileSchema(schema: unknown, draft: Draft): Check {
   }
   const exclusiveMinimum = numberOrUndefined(s.exclusiveMinimum);
   const exclusiveMaximum = numberOrUndefined(s.exclusiveMaximum);
+  if ([minimum, maximum, exclusiveMinimum, exclusiveMaximum].every((n) => n === undefined)) {
+    return undefined;
+  }
+  return (number) => {
+    if (minimum !== undefined && number < minimum) return false;
+    if (maximum !== undefined && number > maximum) return false;
+    if (exclusiveMinimum !== undefined && number <= exclusiveMinimum) return false;
+    if (exclusiveMaximum !== undefined && number >= exclusiveMaximum) return false;
+    return true;
+  };
+}
+
+/** `minLength`, `maxLength` (in code points), `pattern` and `format`. */
+function compileString(s: Props): ((value: string) => boolean) | undefined {
   const minLength = numberOrUndefined(s.minLength);
   const maxLength = numberOrUndefined(s.maxLength);
   let pattern: RegExp | undefined;
@@ -195,11 +267,38 @@ function compileSchema(schema: unknown, draft: Draft): Check {
     throw new Unsupported();
   }
   const formatCheck = typeof s.format === "string" ? formats[s.format] : undefined;
-  // A list of schemas (a tuple) is not handled; one schema for every item is.
+  if ([minLength, maxLength, pattern, formatCheck].every((c) => c === undefined)) return undefined;
+  return (string) => {
+    if (minLength !== undefined || maxLength !== undefined) {
+      const length = ucs2length(string);
+      if (minLength !== undefined && length < minLength) return false;
+      if (maxLength !== undefined && length > maxLength) return false;
+    }
+    if (pattern !== undefined && !pattern.test(string)) return false;
+    if (formatCheck !== undefined && !formatCheck(string)) return false;
+    return true;
+  };
+}
+
+/** `items` (one schema for every item: a tuple is not handled), `minItems`, `maxItems`. */
+function compileArray(s: Props, draft: Draft): ((value: unknown[]) => boolean) | undefined {
   if (Array.isArray(s.items)) throw new Unsupported();
   const items = s.items === undefined ? undefined : compileSchema(s.items, draft);
   const minItems = numberOrUndefined(s.minItems);
   const maxItems = numberOrUndefined(s.maxItems);
+  if (items === undefined && minItems === undefined && maxItems === undefined) return undefined;
+  return (array) => {
+    if (maxItems !== undefined && array.length > maxItems) return false;
+    if (minItems !== undefined && array.length < minItems) return false;
+    if (items !== undefined) {
+      for (let i = 0; i < array.length; i++) if (!items(array[i])) return false;
+    }
+    return true;
+  };
+}
+
+/** `required`, `properties` and `additionalProperties`. */
+function compileObject(s: Props, draft: Draft): ((value: Props) => boolean) | undefined {
   const required = s.required;
   if (
     required !== undefined &&
@@ -211,72 +310,21 @@ function compileSchema(schema: unknown, draft: Draft): Check {
   const properties = compileProperties(s.properties, draft);
   const additional =
     s.additionalProperties === undefined ? undefined : compileSchema(s.additionalProperties, draft);
-
-  return (value) => {
-    const raw = typeof value;
-    let kind: string;
-    if (raw === "string" || raw === "number" || raw === "boolean") kind = raw;
-    else if (raw === "object")
-      kind = value === null ? "null" : Array.isArray(value) ? "array" : "object";
-    else return false; // the interpreter throws: let it say so
-    if (types !== undefined) {
-      let valid = false;
-      for (const t of types) {
-        if (
-          kind === t ||
-          (t === "integer" &&
-            kind === "number" &&
-            (value as number) % 1 === 0 &&
-            !Number.isNaN(value))
-        ) {
-          valid = true;
-          break;
-        }
-      }
-      if (!valid) return false;
-    } else if (type === "integer") {
-      if (kind !== "number" || (value as number) % 1 || Number.isNaN(value)) return false;
-    } else if (type !== undefined && kind !== type) {
-      return false;
+  if (requiredKeys.length === 0 && properties.length === 0 && additional === undefined) {
+    return undefined;
+  }
+  return (object) => {
+    for (const key of requiredKeys) if (!Object.hasOwn(object, key)) return false;
+    for (let i = 0; i < properties.length; i += 2) {
+      const key = properties[i] as string;
+      if (Object.hasOwn(object, key) && !(properties[i + 1] as Check)(object[key])) return false;
     }
-    if (constant !== undefined && value !== constant) return false;
-    if (choices !== undefined && !(choices as unknown[]).some((c) => value === c)) return false;
-    if (kind === "object") {
-      const object = value as Record<string, unknown>;
-      for (const key of requiredKeys) if (!Object.hasOwn(object, key)) return false;
-      for (let i = 0; i < properties.length; i += 2) {
-        const key = properties[i] as string;
-        if (Object.hasOwn(object, key) && !(properties[i + 1] as Check)(object[key])) return false;
+    if (additional !== undefined) {
+      // Inherited enumerable keys included, as the interpreter's `for…in`.
+      for (const key in object) {
+        if (hasProperty(properties, key) && Object.hasOwn(object, key)) continue;
+        if (!additional(object[key])) return false;
       }
-      if (additional !== undefined) {
-        // Inherited enumerable keys included, as the interpreter's `for…in`.
-        for (const key in object) {
-          if (hasProperty(properties, key) && Object.hasOwn(object, key)) continue;
-          if (!additional(object[key])) return false;
-        }
-      }
-    } else if (kind === "array") {
-      const array = value as unknown[];
-      if (maxItems !== undefined && array.length > maxItems) return false;
-      if (minItems !== undefined && array.length < minItems) return false;
-      if (items !== undefined) {
-        for (let i = 0; i < array.length; i++) if (!items(array[i])) return false;
-      }
-    } else if (kind === "number") {
-      const number = value as number;
-      if (minimum !== undefined && number < minimum) return false;
-      if (maximum !== undefined && number > maximum) return false;
-      if (exclusiveMinimum !== undefined && number <= exclusiveMinimum) return false;
-      if (exclusiveMaximum !== undefined && number >= exclusiveMaximum) return false;
-    } else if (kind === "string") {
-      const string = value as string;
-      if (minLength !== undefined || maxLength !== undefined) {
-        const length = ucs2length(string);
-        if (minLength !== undefined && length < minLength) return false;
-        if (maxLength !== undefined && length > maxLength) return false;
-      }
-      if (pattern !== undefined && !pattern.test(string)) return false;
-      if (formatCheck !== undefined && !formatCheck(string)) return false;
     }
     return true;
   };

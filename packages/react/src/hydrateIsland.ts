@@ -4,6 +4,7 @@ import { readIsland, replayInteraction, reportMismatch, whenToHydrate } from "@s
 import type { QueryClient } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import { componentMetadataQueryOptions } from "./componentQueryOptions.ts";
+import { exposeToComponents } from "./installReactModules.ts";
 import { svcQueryKeys } from "./queryKeys.ts";
 import { ServerComponent } from "./ServerComponent.ts";
 import { SvcProvider } from "./SvcProvider.ts";
@@ -53,6 +54,10 @@ export interface HydrateIslandOptions {
 export function hydrateIsland(container: Element, options: HydrateIslandOptions): () => void {
   return whenToHydrate(container, () => void hydrate(container, options));
 }
+
+// Components get `@svc/react` from installReactModules.ts, which cannot import this module
+// (it renders `SvcProvider`, which installs through that one): this module adds its part.
+exposeToComponents({ hydrateIsland });
 
 async function hydrate(container: Element, options: HydrateIslandOptions): Promise<void> {
   const { client, queryClient } = options;

@@ -3,16 +3,7 @@
 // carry them: `@svc/runtime/islands` (`whenToHydrate`, `readIsland`) and `@svc/runtime/live`
 // (`followEvents`).
 export { assertComponentName, componentNameProblem, fileSafeName } from "./componentName.ts";
-export {
-  type ComponentMetadata,
-  createSvcClient,
-  getComponentExport,
-  type LoadOptions,
-  type Manifest,
-  type ManifestEntry,
-  type SvcClient,
-  type SvcClientOptions,
-} from "./createSvcClient.ts";
+export { createSvcClient, getComponentExport } from "./createSvcClient.ts";
 export {
   BundleLoadError,
   type BundleLoadErrorOptions,
@@ -49,3 +40,11 @@ export {
   type ComponentStylesheet,
   stylesheetsOf,
 } from "./stylesheets.ts";
+export type {
+  ComponentMetadata,
+  LoadOptions,
+  Manifest,
+  ManifestEntry,
+  SvcClient,
+  SvcClientOptions,
+} from "./svcClient.ts";

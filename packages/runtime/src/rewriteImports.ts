@@ -81,12 +81,12 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
   const stylesheets: string[] = [];
   const { code, imports, exports } = readTable(bundle, component);
 
+  // The declarations that replace the statements, each module read once into a local.
   const prefix = freeName(code, (n) => `__svc${n === 0 ? "" : n}$`);
   const prelude: string[] = [];
   const moduleVars = new Map<string, string>();
   let counter = 0;
   const local = () => `${prefix}${counter++}`;
-
   const moduleVar = (specifier: string): string => {
     let name = moduleVars.get(specifier);
     if (name === undefined) {
@@ -96,62 +96,14 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
     }
     return name;
   };
-  const moduleOf = (specifier: string): object => {
-    const module = Object.hasOwn(modules, specifier) ? modules[specifier] : undefined;
-    if (typeof module !== "object" && typeof module !== "function") {
-      throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
-    }
-    if (module === null) throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
-    return module;
-  };
-  const requireExport = (specifier: string, module: object, name: string) => {
-    // `default` falls back to the namespace itself (CommonJS-style interop), so it never fails.
-    if (name !== "default" && !(name in module)) {
-      throw new ExportNotFoundError(component, name, [], specifier);
-    }
-  };
-  const defaultOf = (variable: string) =>
-    `("default" in ${variable} ? ${variable}.default : ${variable})`;
+  const moduleOf = (specifier: string) => registryModule(modules, specifier, component);
+  const edits: Edit[] = [];
+  const blank = (record: ImportRecord) => edits.push(blanked(code, record.ss, record.se));
 
-  let dynamicHelper: string | undefined;
-  const edits: { start: number; end: number; text: string }[] = [];
-  const blank = (start: number, end: number) => {
-    // A leading `;` ends whatever statement came before, as the import's own end did.
-    let text = ";";
-    for (let i = start + 1; i < end; i++) {
-      const c = code.charCodeAt(i);
-      text += c === 10 || c === 13 || c === 0x2028 || c === 0x2029 ? code[i] : " ";
-    }
-    edits.push({ start, end, text });
-  };
-
-  // Names the module exports explicitly: an `export *` must not produce a duplicate of them.
-  // (The minimal lexer reports no record for a bare `export *`, only for names.)
-  const explicitExports = new Set(exports);
-  // The clause of each re-export statement, by its import record.
-  const reexports = new Map<ImportRecord, ReexportClause>();
-  for (const record of imports) {
-    if (isStatic(record) && code.startsWith("export", record.ss)) {
-      reexports.set(record, record.c as ReexportClause);
-    }
-  }
-  // Which modules' `export *` provide each name. As in ES modules, a name is ambiguous only
-  // when two *different* modules provide it: `export *` twice from one module is not.
-  const starNames = new Map<string, Set<string>>();
-  for (const [record, clause] of reexports) {
-    if (clause !== 0) continue;
-    const specifier = record.n as string;
-    if (!Object.hasOwn(modules, specifier)) continue;
-    for (const key of Object.keys(moduleOf(specifier))) {
-      const providers = starNames.get(key) ?? new Set<string>();
-      providers.add(specifier);
-      starNames.set(key, providers);
-    }
-  }
-  /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
-  const starExported = new Set<string>();
+  const [reexports, claimStarName] = readReexports(code, imports, exports, modules, moduleOf);
 
   let metaName: string | undefined;
+  let dynamicHelper: string | undefined;
   for (const record of imports) {
     if (record.t === IMPORT_META) {
       if (options.url === undefined) continue;
@@ -179,7 +131,7 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
     }
     if (isStylesheetImport(code, record, specifier)) {
       stylesheets.push(specifier);
-      blank(record.ss, record.se);
+      blank(record);
       continue;
     }
     if (!Object.hasOwn(modules, specifier)) {
@@ -194,78 +146,31 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
     }
     const module = moduleOf(specifier);
     const reexport = reexports.get(record);
-    if (reexport !== undefined) rewriteReexport(specifier, reexport, module);
-    else rewriteImport(record, specifier, module);
-    blank(record.ss, record.se);
-  }
-
-  function rewriteImport(record: ImportRecord, specifier: string, module: object) {
-    // Read by the server (the table's clause): the page parses nothing.
-    const [defaultName, namespace, named] = record.c as ImportClause;
-    if (defaultName === null && namespace === null && named.length === 0) {
-      return; // side-effect import: the module is already evaluated, it only has to exist
-    }
-    const variable = moduleVar(specifier);
-    if (defaultName !== null) prelude.push(`const ${defaultName} = ${defaultOf(variable)};`);
-    if (namespace !== null) prelude.push(`const ${namespace} = ${variable};`);
-    const properties: string[] = [];
-    for (const [imported, key, localName] of named) {
-      if (imported === "default") {
-        prelude.push(`const ${localName} = ${defaultOf(variable)};`);
-        continue;
-      }
-      if (imported !== null) requireExport(specifier, module, imported);
-      properties.push(`${key}: ${localName}`);
-    }
-    if (properties.length > 0) prelude.push(`const { ${properties.join(", ")} } = ${variable};`);
-  }
-
-  function rewriteReexport(specifier: string, clause: ReexportClause, module: object) {
-    const variable = moduleVar(specifier);
-    const pairs: string[] = [];
-    if (clause === 0) {
-      for (const name of Object.keys(module)) {
-        // As in ES modules: `export *` skips `default`, names exported explicitly, and names
-        // star exports of two different modules both provide.
-        if (
-          name === "default" ||
-          explicitExports.has(name) ||
-          starNames.get(name)?.size !== 1 ||
-          starExported.has(name)
-        ) {
-          continue;
-        }
-        starExported.add(name);
-        const alias = local();
-        prelude.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
-        pairs.push(`${alias} as ${exportName(name)}`);
-      }
-    } else if (Array.isArray(clause)) {
-      pairs.push(`${variable} as ${clause[0]}`);
+    const check = (name: string) => requireExport(component, specifier, module, name);
+    if (reexport === undefined) {
+      declareImport(prelude, record.c as ImportClause, () => moduleVar(specifier), check);
     } else {
-      for (const [imported, key, as] of clause.n) {
-        const alias = local();
-        if (imported === "default") {
-          prelude.push(`const ${alias} = ${defaultOf(variable)};`);
-        } else {
-          if (imported !== null) requireExport(specifier, module, imported);
-          // A quoted name is a string literal already: its escapes mean what they meant.
-          prelude.push(
-            `const ${alias} = ${variable}[${isQuoted(key) ? key : JSON.stringify(key)}];`,
-          );
-        }
-        pairs.push(`${alias} as ${as}`);
-      }
+      declareReexport(prelude, reexport, moduleVar(specifier), module, claimStarName, local, check);
     }
-    if (pairs.length > 0) prelude.push(`export { ${pairs.join(", ")} };`);
+    blank(record);
   }
 
+  declareHelpers(prelude, metaName, dynamicHelper, options.url);
+  return { code: assemble(prelude, applyEdits(code, edits), options), stylesheets };
+}
+
+/** What stands for `import.meta` and `import(…)` in the rewritten code, where it needs them. */
+function declareHelpers(
+  prelude: string[],
+  metaName: string | undefined,
+  dynamicHelper: string | undefined,
+  url: string | undefined,
+): void {
   if (metaName !== undefined) {
     prelude.push(
-      `const ${metaName} = Object.freeze({ url: ${JSON.stringify(options.url)}, resolve: (s) => new URL(s, ${JSON.stringify(options.url)}).href });`,
+      `const ${metaName} = Object.freeze({ url: ${JSON.stringify(url)}, resolve: (s) => new URL(s, ${JSON.stringify(url)}).href });`,
     );
   }
-
   if (dynamicHelper !== undefined) {
     // Registry modules resolve to the shared instance; anything else keeps native behaviour.
     prelude.push(
@@ -273,7 +178,184 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
         `? Promise.resolve(${REGISTRY}[s]) : o === undefined ? import(s) : import(s, o);`,
     );
   }
+}
 
+/**
+ * The bundle's re-export statements (the clause of each, by its import record), and what says
+ * whether an `export *` among them exports a name — once: as in ES modules, `export *` skips
+ * `default`, names exported explicitly, and names star exports of two different modules both
+ * provide.
+ */
+function readReexports(
+  code: string,
+  imports: readonly ImportRecord[],
+  exports: readonly string[],
+  modules: Readonly<Record<string, unknown>>,
+  moduleOf: (specifier: string) => object,
+): [Map<ImportRecord, ReexportClause>, (name: string) => boolean] {
+  const reexports = new Map<ImportRecord, ReexportClause>();
+  for (const record of imports) {
+    if (isStatic(record) && code.startsWith("export", record.ss)) {
+      reexports.set(record, record.c as ReexportClause);
+    }
+  }
+  // Names the module exports explicitly: an `export *` must not produce a duplicate of them.
+  // (The minimal lexer reports no record for a bare `export *`, only for names.)
+  const explicitExports = new Set(exports);
+  const providers = starProviders(reexports, modules, moduleOf);
+  /** Names already exported through an `export *`, so a repeated one adds no duplicate. */
+  const starExported = new Set<string>();
+  const claimStarName = (name: string) => {
+    if (
+      name === "default" ||
+      explicitExports.has(name) ||
+      providers.get(name)?.size !== 1 ||
+      starExported.has(name)
+    ) {
+      return false;
+    }
+    starExported.add(name);
+    return true;
+  };
+  return [reexports, claimStarName];
+}
+
+/** A stretch of the bundle replaced by text of the same length. */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The statement at `start…end` blanked: a `;` (it ends whatever statement came before, as
+ * the import's own end did), then spaces, its line breaks kept.
+ */
+function blanked(code: string, start: number, end: number): Edit {
+  let text = ";";
+  for (let i = start + 1; i < end; i++) {
+    const c = code.charCodeAt(i);
+    text += c === 10 || c === 13 || c === 0x2028 || c === 0x2029 ? code[i] : " ";
+  }
+  return { start, end, text };
+}
+
+/** The registry's module `specifier`, which the bundle imports. */
+function registryModule(
+  modules: Readonly<Record<string, unknown>>,
+  specifier: string,
+  component: string,
+): object {
+  const module = Object.hasOwn(modules, specifier) ? modules[specifier] : undefined;
+  if (module === null || (typeof module !== "object" && typeof module !== "function")) {
+    throw new ModuleNotFoundError(component, specifier, Object.keys(modules));
+  }
+  return module;
+}
+
+function requireExport(component: string, specifier: string, module: object, name: string) {
+  // `default` falls back to the namespace itself (CommonJS-style interop), so it never fails.
+  if (name !== "default" && !(name in module)) {
+    throw new ExportNotFoundError(component, name, [], specifier);
+  }
+}
+
+function defaultOf(variable: string): string {
+  return `("default" in ${variable} ? ${variable}.default : ${variable})`;
+}
+
+/**
+ * Which modules' `export *` provide each name. As in ES modules, a name is ambiguous only
+ * when two *different* modules provide it: `export *` twice from one module is not.
+ */
+function starProviders(
+  reexports: ReadonlyMap<ImportRecord, ReexportClause>,
+  modules: Readonly<Record<string, unknown>>,
+  moduleOf: (specifier: string) => object,
+): Map<string, Set<string>> {
+  const providers = new Map<string, Set<string>>();
+  for (const [record, clause] of reexports) {
+    if (clause !== 0) continue;
+    const specifier = record.n as string;
+    if (!Object.hasOwn(modules, specifier)) continue;
+    for (const key of Object.keys(moduleOf(specifier))) {
+      const set = providers.get(key) ?? new Set<string>();
+      set.add(specifier);
+      providers.set(key, set);
+    }
+  }
+  return providers;
+}
+
+/**
+ * Adds to `lines` the declarations of one static import, read by the server (the table's
+ * clause): the page parses nothing. `variable` declares the module's local, the first time
+ * it is asked for.
+ */
+function declareImport(
+  lines: string[],
+  [defaultName, namespace, named]: ImportClause,
+  variable: () => string,
+  check: (name: string) => void,
+): void {
+  // A side-effect import: the module is already evaluated, it only has to exist.
+  if (defaultName === null && namespace === null && named.length === 0) return;
+  const module = variable();
+  if (defaultName !== null) lines.push(`const ${defaultName} = ${defaultOf(module)};`);
+  if (namespace !== null) lines.push(`const ${namespace} = ${module};`);
+  const properties: string[] = [];
+  for (const [imported, key, localName] of named) {
+    if (imported === "default") {
+      lines.push(`const ${localName} = ${defaultOf(module)};`);
+      continue;
+    }
+    if (imported !== null) check(imported);
+    properties.push(`${key}: ${localName}`);
+  }
+  if (properties.length > 0) lines.push(`const { ${properties.join(", ")} } = ${module};`);
+}
+
+/**
+ * Adds to `lines` the declarations of one re-export from `variable`'s module, with their
+ * `export` list. `claimStarName` says whether an `export *` exports a name.
+ */
+function declareReexport(
+  lines: string[],
+  clause: ReexportClause,
+  variable: string,
+  module: object,
+  claimStarName: (name: string) => boolean,
+  local: () => string,
+  check: (name: string) => void,
+): void {
+  const pairs: string[] = [];
+  if (clause === 0) {
+    for (const name of Object.keys(module)) {
+      if (!claimStarName(name)) continue;
+      const alias = local();
+      lines.push(`const ${alias} = ${variable}[${JSON.stringify(name)}];`);
+      pairs.push(`${alias} as ${exportName(name)}`);
+    }
+  } else if (Array.isArray(clause)) {
+    pairs.push(`${variable} as ${clause[0]}`);
+  } else {
+    for (const [imported, key, as] of clause.n) {
+      const alias = local();
+      if (imported === "default") {
+        lines.push(`const ${alias} = ${defaultOf(variable)};`);
+      } else {
+        if (imported !== null) check(imported);
+        // A quoted name is a string literal already: its escapes mean what they meant.
+        lines.push(`const ${alias} = ${variable}[${isQuoted(key) ? key : JSON.stringify(key)}];`);
+      }
+      pairs.push(`${alias} as ${as}`);
+    }
+  }
+  if (pairs.length > 0) lines.push(`export { ${pairs.join(", ")} };`);
+}
+
+/** `code` with the edits made, in order of position. */
+function applyEdits(code: string, edits: Edit[]): string {
   edits.sort((a, b) => a.start - b.start);
   let body = "";
   let position = 0;
@@ -281,17 +363,22 @@ export function rewriteModule(bundle: string, options: RewriteImportsOptions): R
     body += code.slice(position, edit.start) + edit.text;
     position = edit.end;
   }
-  body += code.slice(position);
+  return body + code.slice(position);
+}
 
-  // `body` starts with the reserved empty line (the table's reader checked): the prelude
-  // fills it. The source map comment stays last, as it came.
+/**
+ * The rewritten module: `body` starts with the reserved empty line (the table's reader
+ * checked), which the prelude fills; the `sourceURL` goes before the source map comment, which
+ * stays last, as it came.
+ */
+function assemble(prelude: string[], body: string, options: RewriteImportsOptions): string {
   const mapAt = body.lastIndexOf("\n//# sourceMappingURL=") + 1;
   let result = prelude.join(" ") + (mapAt === 0 ? body : body.slice(0, mapAt));
   if (!result.endsWith("\n")) result += "\n";
-  const sourceURL = options.sourceURL ?? `component://${component}/bundle.js`;
+  const sourceURL = options.sourceURL ?? `component://${options.component}/bundle.js`;
   if (sourceURL !== false) result += `//# sourceURL=${sourceURL}\n`;
   if (mapAt !== 0) result += body.slice(mapAt);
-  return { code: result, stylesheets };
+  return result;
 }
 
 /**

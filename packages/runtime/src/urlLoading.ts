@@ -1,214 +1,74 @@
-import {
-  bundlePath,
-  componentNameProblem,
-  type Manifest,
-  type ManifestEntry,
-  URL_VARIANT,
-} from "@svc/protocol";
-import type { SvcClient, SvcClientOptions } from "./createSvcClient.ts";
+import { bundlePath, componentNameProblem, type ManifestEntry, URL_VARIANT } from "@svc/protocol";
+import type { ClientCore } from "./clientCore.ts";
 import { BundleLoadError, ComponentNotFoundError, IntegrityError } from "./errors.ts";
 import type { ComponentModule } from "./importCode.ts";
+import { loadManifestFile } from "./loadManifestFile.ts";
+import { loadMetadata } from "./loadMetadata.ts";
+import { loadStylesheet } from "./loadStylesheet.ts";
+import { request } from "./request.ts";
 import { type ComponentStylesheet, setStylesheets } from "./stylesheets.ts";
 
 // `moduleLoading: "url"` (the import-map mode) in a module of its own: `loader.js`, whose
 // bundles are always rewritten and imported from `blob:`, is built without it (its build
-// resolves this file to a stub); `loader.esm.js` and `@svc/runtime` from npm keep it.
+// resolves this file to a stub exporting `createUrlLoading` alone); `loader.esm.js` and
+// `@svc/runtime` from npm keep it.
 
-/** What `"url"` loading uses of the client it belongs to. */
-export interface UrlLoadingContext {
-  /** The client (its `apiBase` and `manifestUrl`) and the options it was made with. */
-  client: SvcClient;
-  options: Pick<SvcClientOptions, "preload" | "importUrl" | "preloadUrl">;
-  /** Known hashes, by name (the client's). */
-  hashes: ReadonlyMap<string, string>;
-  /** Whether `name` is loaded or being loaded. */
-  isLoaded(name: string): boolean;
-  /** The names each bundle preloaded, by component (the client's record). */
-  preloads: Map<string, readonly string[]>;
-  baseUrl(): string | undefined;
-  request(name: string, url: string, init?: RequestInit): Promise<Response>;
-  loadStylesheet(
-    name: string,
-    url: string,
-    integrity: string | undefined,
-  ): Promise<ComponentStylesheet>;
-  loadManifestEntries(): Promise<{ url: URL; entries: Manifest }>;
+/** A client's `"url"` loading (see `SvcClientOptions.moduleLoading`). */
+export function createUrlLoading(core: ClientCore): UrlLoading {
+  return new UrlLoading(core);
 }
 
-/** A client's `"url"` loading: how it loads a bundle, and what `invalidate` must reset. */
-export interface UrlLoading {
-  load(name: string, hash: string | undefined): Promise<ComponentModule>;
-  /** A component asked for again gets a URL of its own (the browser keeps one per URL). */
-  invalidate(names: Iterable<string>): void;
+/** `"url"` loading: the URL a component is imported from, and its stylesheets. */
+interface UrlTarget {
+  url: string;
+  /** Fetched (and checked, in static mode) alongside the import. */
+  sheets: Promise<ComponentStylesheet[]>;
 }
 
-export function createUrlLoading(context: UrlLoadingContext): UrlLoading {
-  const { client, options, hashes, preloads, baseUrl, request, loadStylesheet } = context;
-  const { apiBase, manifestUrl } = client;
-  const { loadManifestEntries } = context;
-  const preload = options.preload ?? true;
-  const importUrl = options.importUrl ?? importModuleUrl;
-  const preloadUrl = options.preloadUrl ?? insertModulePreload;
+/**
+ * How a client loads a bundle by its own URL, and what `invalidate` must reset: the bundle is
+ * imported by the browser (its imports resolved by the page's import map), its stylesheets
+ * fetched by the client, and what it preloads started as `<link rel="modulepreload">`.
+ */
+export class UrlLoading {
+  private readonly core: ClientCore;
+  private readonly preload: boolean;
+  private readonly importUrl: (url: string) => Promise<ComponentModule>;
+  private readonly preloadUrl: (url: string, integrity?: string) => void;
   /**
    * Invalidations per component: the browser keeps a module per URL for good, so a bundle
    * asked for again without a new hash needs a URL of its own.
    */
-  const reloads = new Map<string, number>();
+  private readonly reloads = new Map<string, number>();
+  /** Bundle URLs preloaded, each once. */
+  private readonly preloadedUrls = new Set<string>();
 
-  /** `"url"` loading: the URL a component is imported from, and its stylesheets. */
-  interface UrlTarget {
-    url: string;
-    /** Fetched (and checked, in static mode) alongside the import. */
-    sheets: Promise<ComponentStylesheet[]>;
-  }
-
-  /** Bundle URLs preloaded (`"url"` loading), each once. */
-  const preloadedUrls = new Set<string>();
-
-  /**
-   * The API URL of `name`'s bundle in its `?url` form (without its stylesheet imports). The
-   * browser keeps a module per URL for good, so after `invalidate` the URL is a new one.
-   */
-  function apiBundleUrl(name: string, hash: string | undefined): string {
-    const reload = reloads.get(name);
-    const version = hash ?? (reload === undefined ? undefined : `r${reload}`);
-    return new URL(`${apiBase}${bundlePath(name, version, URL_VARIANT)}`, baseUrl()).href;
+  constructor(core: ClientCore) {
+    this.core = core;
+    this.preload = core.options.preload ?? true;
+    this.importUrl = core.options.importUrl ?? importModuleUrl;
+    this.preloadUrl = core.options.preloadUrl ?? insertModulePreload;
   }
 
   /**
-   * The API: the bundle's `?url` form; its stylesheets and the components to preload come
-   * from its metadata, asked for at the same time.
+   * The bundle imported by its own URL, its stylesheets fetched alongside and recorded with
+   * the module (applied while it is mounted, as in blob loading). A failed import says little
+   * ("Failed to fetch dynamically imported module"), so the URL is then fetched to tell why:
+   * the server's error body, or the evaluation error when the file itself is there.
    */
-  function apiTarget(name: string, hash: string | undefined): UrlTarget {
-    const url = apiBundleUrl(name, hash);
-    const described = client.loadMetadata(name);
-    if (preload) {
-      described.then(
-        (data) => {
-          const names = Array.isArray(data.preload) ? data.preload : [];
-          preloads.set(name, names);
-          for (const dependency of names) preloadModule(dependency);
-        },
-        () => {},
-      );
-    }
-    const sheets = described.then((data) =>
-      Promise.all(
-        (Array.isArray(data.stylesheets) ? data.stylesheets : []).map((path) =>
-          loadStylesheet(name, new URL(path, url).href, undefined),
-        ),
-      ),
-    );
-    return { url, sheets };
-  }
-
-  /** Static mode: the manifest names the file, its stylesheets and its dependencies. */
-  async function staticTarget(name: string): Promise<UrlTarget> {
-    const { url: manifestHref, entries } = await loadManifestEntries();
-    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-    if (entry === undefined || typeof entry.file !== "string") {
-      throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
-    }
-    const module = entry.urlModule ?? entry;
-    const url = new URL(module.file, manifestHref).href;
-    // A build from before `urlModule`: its bundle imports CSS, which no browser imports.
-    if (entry.urlModule === undefined && Array.isArray(entry.css) && entry.css.length > 0) {
-      throw noStylesheets(name, url);
-    }
-    if (preload) {
-      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
-      preloads.set(name, names);
-      for (const dependency of names) preloadModule(dependency);
-    }
-    return { url, sheets: manifestStylesheets(name, entry, manifestHref) };
-  }
-
-  /**
-   * The stylesheets a manifest entry lists, each checked against its integrity; when the
-   * bundle has one, a stylesheet without one is refused (integrity is in force).
-   */
-  function manifestStylesheets(
-    name: string,
-    entry: ManifestEntry,
-    manifestHref: URL,
-  ): Promise<ComponentStylesheet[]> {
-    const sheets = (Array.isArray(entry.css) ? entry.css : []).map((sheet) => {
-      const url = new URL(sheet.file, manifestHref).href;
-      if (entry.integrity !== undefined && typeof sheet.integrity !== "string") {
-        return Promise.reject(
-          new IntegrityError(
-            name,
-            `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
-            { url },
-          ),
-        );
-      }
-      return loadStylesheet(name, url, sheet.integrity);
-    });
-    return Promise.all(sheets);
-  }
-
-  /**
-   * `"url"` loading: starts fetching `name`'s bundle (not evaluating it) by the very URL a
-   * later `load` imports, so the browser's module map hands that load the same module; its
-   * stylesheets too, and, transitively, what it preloads in turn. A failure here is silent:
-   * it is `load`'s to report, as it would be without preloading.
-   */
-  function preloadModule(name: string): void {
-    if (context.isLoaded(name) || componentNameProblem(name) !== undefined) return;
-    if (manifestUrl === undefined) {
-      const url = apiBundleUrl(name, hashes.get(name));
-      if (preloadedUrls.has(url)) return;
-      preloadedUrls.add(url);
-      preloadUrl(url);
-      client.loadMetadata(name).then(
-        (data) => {
-          for (const path of Array.isArray(data.stylesheets) ? data.stylesheets : []) {
-            loadStylesheet(name, new URL(path, url).href, undefined).catch(() => {});
-          }
-          for (const dependency of Array.isArray(data.preload) ? data.preload : []) {
-            preloadModule(dependency);
-          }
-        },
-        () => {},
-      );
-      return;
-    }
-    loadManifestEntries().then(
-      ({ url: manifestHref, entries }) => {
-        const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-        if (entry === undefined || typeof entry.file !== "string") return;
-        const module = entry.urlModule ?? entry;
-        const url = new URL(module.file, manifestHref).href;
-        if (preloadedUrls.has(url)) return;
-        preloadedUrls.add(url);
-        preloadUrl(url, module.integrity);
-        manifestStylesheets(name, entry, manifestHref).catch(() => {});
-        for (const dependency of entry.dependencies ?? []) {
-          if (Object.hasOwn(entries, dependency)) preloadModule(dependency);
-        }
-      },
-      () => {},
-    );
-  }
-
-  /**
-   * `"url"` loading: the bundle imported by its own URL, its stylesheets fetched alongside and
-   * recorded with the module (applied while it is mounted, as in blob loading). A failed
-   * import says little ("Failed to fetch dynamically imported module"), so the URL is then
-   * fetched to tell why: the server's error body, or the evaluation error when the file
-   * itself is there.
-   */
-  async function importBundle(name: string, hash: string | undefined): Promise<ComponentModule> {
+  async load(name: string, hash: string | undefined): Promise<ComponentModule> {
     const { url, sheets } =
-      manifestUrl === undefined ? apiTarget(name, hash) : await staticTarget(name);
+      this.core.manifestUrl === undefined
+        ? this.apiTarget(name, hash)
+        : await this.staticTarget(name);
     sheets.catch(() => {});
+    const { importUrl } = this;
     let module: ComponentModule;
     try {
       module = await importUrl(url);
     } catch (error) {
       // Throws the server's answer when the URL fails.
-      const response = await request(name, url, { cache: "no-cache" });
+      const response = await request(this.core, name, url, { cache: "no-cache" });
       // The browser refuses a `.css` file as a module: say so rather than "failed to fetch".
       const code = await Promise.resolve()
         .then(() => response.text())
@@ -226,12 +86,141 @@ export function createUrlLoading(context: UrlLoadingContext): UrlLoading {
     return module;
   }
 
-  return {
-    load: importBundle,
-    invalidate(names) {
-      for (const name of names) reloads.set(name, (reloads.get(name) ?? 0) + 1);
-    },
-  };
+  /** A component asked for again gets a URL of its own (the browser keeps one per URL). */
+  invalidate(names: Iterable<string>): void {
+    for (const name of names) this.reloads.set(name, (this.reloads.get(name) ?? 0) + 1);
+  }
+
+  /**
+   * The API URL of `name`'s bundle in its `?url` form (without its stylesheet imports). The
+   * browser keeps a module per URL for good, so after `invalidate` the URL is a new one.
+   */
+  private apiBundleUrl(name: string, hash: string | undefined): string {
+    const reload = this.reloads.get(name);
+    const version = hash ?? (reload === undefined ? undefined : `r${reload}`);
+    return new URL(
+      `${this.core.apiBase}${bundlePath(name, version, URL_VARIANT)}`,
+      this.core.baseUrl(),
+    ).href;
+  }
+
+  /**
+   * The API: the bundle's `?url` form; its stylesheets and the components to preload come
+   * from its metadata, asked for at the same time.
+   */
+  private apiTarget(name: string, hash: string | undefined): UrlTarget {
+    const url = this.apiBundleUrl(name, hash);
+    const described = loadMetadata(this.core, name);
+    if (this.preload) {
+      described.then(
+        (data) => {
+          const names = Array.isArray(data.preload) ? data.preload : [];
+          this.core.preloads.set(name, names);
+          for (const dependency of names) this.preloadModule(dependency);
+        },
+        () => {},
+      );
+    }
+    const sheets = described.then((data) =>
+      Promise.all(
+        (Array.isArray(data.stylesheets) ? data.stylesheets : []).map((path) =>
+          loadStylesheet(this.core, name, new URL(path, url).href, undefined),
+        ),
+      ),
+    );
+    return { url, sheets };
+  }
+
+  /** Static mode: the manifest names the file, its stylesheets and its dependencies. */
+  private async staticTarget(name: string): Promise<UrlTarget> {
+    const { url: manifestHref, entries } = await loadManifestFile(this.core);
+    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+    if (entry === undefined || typeof entry.file !== "string") {
+      throw new ComponentNotFoundError(name, `it is not in the manifest ${manifestHref.href}`);
+    }
+    const module = entry.urlModule ?? entry;
+    const url = new URL(module.file, manifestHref).href;
+    // A build from before `urlModule`: its bundle imports CSS, which no browser imports.
+    if (entry.urlModule === undefined && Array.isArray(entry.css) && entry.css.length > 0) {
+      throw noStylesheets(name, url);
+    }
+    if (this.preload) {
+      const names = (entry.dependencies ?? []).filter((d) => Object.hasOwn(entries, d));
+      this.core.preloads.set(name, names);
+      for (const dependency of names) this.preloadModule(dependency);
+    }
+    return { url, sheets: this.manifestStylesheets(name, entry, manifestHref) };
+  }
+
+  /**
+   * The stylesheets a manifest entry lists, each checked against its integrity; when the
+   * bundle has one, a stylesheet without one is refused (integrity is in force).
+   */
+  private manifestStylesheets(
+    name: string,
+    entry: ManifestEntry,
+    manifestHref: URL,
+  ): Promise<ComponentStylesheet[]> {
+    const sheets = (Array.isArray(entry.css) ? entry.css : []).map((sheet) => {
+      const url = new URL(sheet.file, manifestHref).href;
+      if (entry.integrity !== undefined && typeof sheet.integrity !== "string") {
+        return Promise.reject(
+          new IntegrityError(
+            name,
+            `Component "${name}": its stylesheet ${url} has no integrity in the manifest; it was refused.`,
+            { url },
+          ),
+        );
+      }
+      return loadStylesheet(this.core, name, url, sheet.integrity);
+    });
+    return Promise.all(sheets);
+  }
+
+  /**
+   * Starts fetching `name`'s bundle (not evaluating it) by the very URL a later `load`
+   * imports, so the browser's module map hands that load the same module; its stylesheets
+   * too, and, transitively, what it preloads in turn. A failure here is silent: it is
+   * `load`'s to report, as it would be without preloading.
+   */
+  private preloadModule(name: string): void {
+    const { core, preloadedUrls, preloadUrl } = this;
+    if (core.bundles.has(name) || componentNameProblem(name) !== undefined) return;
+    if (core.manifestUrl === undefined) {
+      const url = this.apiBundleUrl(name, core.hashes.get(name));
+      if (preloadedUrls.has(url)) return;
+      preloadedUrls.add(url);
+      preloadUrl(url);
+      loadMetadata(core, name).then(
+        (data) => {
+          for (const path of Array.isArray(data.stylesheets) ? data.stylesheets : []) {
+            loadStylesheet(core, name, new URL(path, url).href, undefined).catch(() => {});
+          }
+          for (const dependency of Array.isArray(data.preload) ? data.preload : []) {
+            this.preloadModule(dependency);
+          }
+        },
+        () => {},
+      );
+      return;
+    }
+    loadManifestFile(core).then(
+      ({ url: manifestHref, entries }) => {
+        const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+        if (entry === undefined || typeof entry.file !== "string") return;
+        const module = entry.urlModule ?? entry;
+        const url = new URL(module.file, manifestHref).href;
+        if (preloadedUrls.has(url)) return;
+        preloadedUrls.add(url);
+        preloadUrl(url, module.integrity);
+        this.manifestStylesheets(name, entry, manifestHref).catch(() => {});
+        for (const dependency of entry.dependencies ?? []) {
+          if (Object.hasOwn(entries, dependency)) this.preloadModule(dependency);
+        }
+      },
+      () => {},
+    );
+  }
 }
 
 /** `import "./card-3f2a9c0b1d4e.css"` in a bundle as svc writes it (minified or not). */

@@ -1,11 +1,13 @@
 import { type LiveEvent, type LiveStatus, SvcProvider } from "@svc/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { BACKGROUNDS, formatHash, type Route, WIDTHS } from "./route.ts";
+import type { LiveState } from "./liveState.ts";
+import { formatHash, type Route } from "./route.ts";
 import { Sidebar, visibleOrder } from "./Sidebar.tsx";
 import { LIST_KEY, useComponentList } from "./useComponentList.ts";
 import { useHashRoute } from "./useHashRoute.ts";
-import { type LiveState, Workbench } from "./Workbench.tsx";
+import { useShortcuts } from "./useShortcuts.ts";
+import { Workbench } from "./Workbench.tsx";
 
 /**
  * The playground: providers, live-reload state, then the page. With `manifestUrl` (static
@@ -104,55 +106,7 @@ function Playground({ live }: { live: LiveState }): ReactNode {
       navigate({ ...route, name: first }, "replace");
   }, [route, first, navigate]);
 
-  // Keyboard: / filter, j/k move, b background, w width, r retry.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
-      const target = event.target as HTMLElement | null;
-      if (target?.closest("input, textarea, select, [contenteditable]")) return;
-      const cycle = <T,>(values: readonly T[], current: T) =>
-        values[(values.indexOf(current) + 1) % values.length] as T;
-      switch (event.key) {
-        case "/":
-          event.preventDefault();
-          filterRef.current?.focus();
-          filterRef.current?.select();
-          break;
-        case "j":
-        case "ArrowDown":
-          if (event.key === "ArrowDown" && !target?.closest(".pg-sidebar")) return;
-          event.preventDefault();
-          step(1);
-          break;
-        case "k":
-        case "ArrowUp":
-          if (event.key === "ArrowUp" && !target?.closest(".pg-sidebar")) return;
-          event.preventDefault();
-          step(-1);
-          break;
-        case "b":
-          navigate({ ...route, background: cycle(BACKGROUNDS, route.background) }, "replace");
-          break;
-        case "w":
-          navigate(
-            {
-              ...route,
-              width: cycle(
-                WIDTHS.map((w) => w.value),
-                route.width,
-              ),
-            },
-            "replace",
-          );
-          break;
-        case "r":
-          retryRef.current?.();
-          break;
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [navigate, route, step]);
+  useShortcuts({ route, navigate, step, filterRef, retryRef });
 
   const broken = useMemo(() => new Set(live.broken.keys()), [live.broken]);
   return (

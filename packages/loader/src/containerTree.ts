@@ -1,0 +1,158 @@
+/**
+ * What a container renders: its component inside Suspense and an error boundary, with its
+ * stylesheets, its props checked (development), and `@svc/react`'s provider when it needs one.
+ * Made with the page's React (`pageModules.ts`).
+ */
+import { validateProps } from "@svc/react";
+import {
+  adoptStylesheets,
+  type ComponentModule,
+  type ComponentStylesheet,
+  getComponentExport,
+  isSvcError,
+  RenderError,
+  SchemaValidationError,
+  stylesheetsOf,
+} from "@svc/runtime";
+import type * as React from "react";
+import { h, problem, R } from "./pageModules.ts";
+import { metadataOf, moduleOf, providers, queryClientOf, type Source } from "./sources.ts";
+
+// Replaced by the build.
+declare const process: { env: { NODE_ENV?: string } };
+
+/** What a container shows: its component, where it loads from, and its props. */
+export interface ContainerState {
+  name: string;
+  source: Source;
+  /** The server-rendered HTML kept on screen while the component loads (not for an island). */
+  placeholder: string | undefined;
+  props: Record<string, unknown> | undefined;
+  /** Why its `data-svc-props` could not be read, if it could not. */
+  propsError: string | undefined;
+}
+
+/** The tree a container renders. */
+export function containerTree(state: ContainerState): React.ReactNode {
+  if (problem !== undefined) return h(ErrorMessage, { error: new Error(problem) });
+  if (state.propsError !== undefined) {
+    return h(ErrorMessage, {
+      error: new Error(`Invalid data-svc-props for component "${state.name}": ${state.propsError}`),
+    });
+  }
+  const { source, name } = state;
+  const frame = { source, name, props: state.props ?? {}, revision: source.revision };
+  Frame ??= createFrame();
+  return h(
+    Frame,
+    frame,
+    h(
+      R.Suspense,
+      {
+        // Keep the server-rendered placeholder on screen until the component is ready (an
+        // island hydrates the server's HTML instead).
+        fallback:
+          state.placeholder === undefined
+            ? null
+            : h("div", {
+                "data-svc-loading": "",
+                style: { display: "contents" },
+                dangerouslySetInnerHTML: { __html: state.placeholder },
+              }),
+      },
+      h(Loaded, frame),
+    ),
+  );
+}
+
+/** The default error display: the message, as text, in an element marked `role="alert"`. */
+function ErrorMessage({ error }: { error: Error }) {
+  return h(
+    "div",
+    {
+      role: "alert",
+      className: "svc-error",
+      "data-svc-error": isSvcError(error) ? error.kind : "Error",
+    },
+    error.message,
+  );
+}
+
+interface FrameProps {
+  source: Source;
+  name: string;
+  props: Record<string, unknown>;
+  revision: number;
+  children?: React.ReactNode;
+}
+
+/** The error boundary class, made once with the page's React. */
+let Frame: React.ComponentClass<FrameProps> | undefined;
+
+/**
+ * A container's error boundary: shows the failure, and starts over when the props change or
+ * a component was fetched again (live reload, `svc.reload`).
+ */
+function createFrame() {
+  return class Frame extends R.Component<FrameProps, { error: unknown }> {
+    override state = { error: null as unknown };
+    static getDerivedStateFromError(error: unknown) {
+      return { error };
+    }
+    override componentDidUpdate(previous: FrameProps, before: { error: unknown }) {
+      const { props, revision, name, source } = this.props;
+      const { error } = this.state;
+      // An error shown before this update, not one this update's render just threw.
+      if (
+        before.error !== null &&
+        error !== null &&
+        (previous.props !== props || previous.revision !== revision || previous.name !== name)
+      ) {
+        // The failed load it shows is tried again; one made since (a reload's) is shown as is.
+        const module = source.modules.get(name);
+        if (module?.status === "rejected" && module.reason === error) source.modules.delete(name);
+        this.setState({ error: null });
+      }
+    }
+    override render() {
+      const { error } = this.state;
+      if (error === null) return this.props.children;
+      return h(ErrorMessage, {
+        error: isSvcError(error) ? error : new RenderError(this.props.name, error),
+      });
+    }
+  };
+}
+
+/** The component with its stylesheets applied while it is mounted. */
+function Styled({
+  component,
+  props,
+  sheets,
+}: {
+  component: React.ComponentType<object>;
+  props: object;
+  sheets: readonly ComponentStylesheet[];
+}) {
+  R.useInsertionEffect(() => adoptStylesheets(sheets), [sheets]);
+  return h(component, props);
+}
+
+function Loaded({ source, name, props }: FrameProps) {
+  const module = R.use(moduleOf(source, name) as Promise<ComponentModule>);
+  if (process.env.NODE_ENV !== "production") {
+    const schema = R.use(metadataOf(source, name) as Promise<{ props?: unknown } | null>)?.props as
+      | Parameters<typeof validateProps>[0]
+      | undefined;
+    const issues = schema ? validateProps(schema, props) : [];
+    if (issues.length > 0) throw new SchemaValidationError(name, issues);
+  }
+  const component = getComponentExport(module, name) as React.ComponentType<object>;
+  // A plain error it throws is named (a `RenderError`) by the container's `Frame`.
+  const content = h(Styled, { component, props, sheets: stylesheetsOf(module) });
+  const S = providers.get(module);
+  const queryClient = S === undefined ? undefined : queryClientOf(source);
+  return S === undefined
+    ? content
+    : h(S.SvcProvider, { client: source.client, queryClient }, content);
+}

@@ -1,0 +1,53 @@
+/** Fetching a component again after its source changed: `svc.reload` and live reload. */
+import { extrasFor } from "./loaderExtras.ts";
+import { moduleOf, type Source, svcReact } from "./sources.ts";
+
+/**
+ * Fetches `name` again for `source` and re-renders in place (`redraw`); with `hash` that
+ * version, without one (a failed build) whatever is current — its failure shows.
+ */
+export async function reloadIn(
+  source: Source,
+  name: string,
+  hash: string | undefined,
+  redraw: () => void,
+): Promise<void> {
+  const { client } = source;
+  client.setHash(name, hash);
+  const S = svcReact();
+  const queryClient = source.queryClient;
+  if (S !== undefined && queryClient !== undefined) {
+    // Components loaded through `useComponent` (nested) live in its cache; without a hash
+    // their failure shows where they are nested too (a page's own older copy lacks it).
+    await ((hash === undefined && S.showComponentFailure) || S.reloadComponent)(name, {
+      client,
+      queryClient,
+      hash,
+    });
+  } else {
+    client.invalidate(name);
+  }
+  if (source.modules.has(name)) {
+    source.modules.delete(name);
+    // Fetched before the redraw, a new version or a failed build's error alike: the render
+    // finds it settled and shows it at once (React holds back a render that waited, up to
+    // 300 ms), and every container shows the same one, fetched once.
+    await moduleOf(source, name).catch(() => {});
+  }
+  source.revision++;
+  redraw();
+}
+
+/** Follows `source`'s live-reload stream, once per API (static mode has no event stream). */
+export function follow(source: Source, redraw: () => void): void {
+  if (source.live || source.client.manifestUrl !== undefined) return;
+  source.live = true;
+  extrasFor(source).then(
+    ({ followLive }) => {
+      source.disconnect = followLive(source, (name, hash) => {
+        void reloadIn(source, name, hash, redraw);
+      });
+    },
+    (error: unknown) => console.error("svc: live reload is off:", error),
+  );
+}

@@ -1,0 +1,109 @@
+import type { ComponentMetadata, LiveEvent } from "@svc/react";
+import { type ReactNode, useState } from "react";
+import { JsonEditor, PropsForm } from "./PropsForm.tsx";
+import type { Field } from "./schema.ts";
+
+export interface PropsPanelProps {
+  name: string;
+  fields: readonly Field[];
+  /** The props shown: the route's, else the schema's defaults. */
+  values: Record<string, unknown>;
+  defaults: Record<string, unknown>;
+  onChange: (values: Record<string, unknown>) => void;
+  /** Back to the schema's defaults; undefined when they are shown already. */
+  onReset: (() => void) | undefined;
+  /** The metadata: undefined while it loads, null when it could not be loaded. */
+  metadata: ComponentMetadata | null | undefined;
+  /** The metadata shown: the latest, or the last good one while the component does not build. */
+  shown: ComponentMetadata | null | undefined;
+  /** The component's last `error` event, while it does not build. */
+  broken: Extract<LiveEvent, { type: "error" }> | undefined;
+}
+
+/** The props editor (a form from the schema, or JSON) and how to use the component so. */
+export function PropsPanel(props: PropsPanelProps): ReactNode {
+  const { name, fields, values, defaults, onChange, onReset, broken } = props;
+  const [tab, setTab] = useState<"form" | "json">("form");
+  return (
+    <aside className="pg-panel" aria-label="Props">
+      <div className="pg-panel-head">
+        <h2 className="pg-panel-title">Props</h2>
+        <div className="pg-tabs" role="tablist">
+          {(["form", "json"] as const).map((which) => (
+            <button
+              key={which}
+              type="button"
+              role="tab"
+              aria-selected={tab === which}
+              className="pg-tab"
+              onClick={() => setTab(which)}
+            >
+              {which === "form" ? "Form" : "JSON"}
+            </button>
+          ))}
+        </div>
+        <button
+          type="button"
+          className="pg-button pg-button-quiet"
+          disabled={onReset === undefined}
+          onClick={onReset}
+          title="Back to the schema's defaults"
+        >
+          Reset
+        </button>
+      </div>
+      <div className="pg-panel-body">
+        {broken?.error === "InvalidSchema" ? (
+          // The component builds: only its schema is broken, and this is why.
+          <p className="pg-schema-error" role="alert">
+            {broken.message}
+          </p>
+        ) : null}
+        {tab === "json" || fields.length === 0 ? (
+          <>
+            {fields.length === 0 && tab === "form" && broken?.error !== "InvalidSchema" ? (
+              <p className="pg-muted">{schemaNote(props)}</p>
+            ) : null}
+            <JsonEditor
+              value={values}
+              onChange={(v) => onChange(v as Record<string, unknown>)}
+              rows={14}
+              objectOnly
+            />
+          </>
+        ) : (
+          <PropsForm fields={fields} values={values} defaults={defaults} onChange={onChange} />
+        )}
+        <Usage name={name} props={values} />
+      </div>
+    </aside>
+  );
+}
+
+/** Why the form shows no fields. */
+function schemaNote({ shown, metadata, broken }: PropsPanelProps): string {
+  return shown !== undefined
+    ? "No props in schema.json: edit them as JSON."
+    : metadata === null
+      ? broken !== undefined
+        ? "The schema is unavailable while the component does not build."
+        : "The metadata could not be loaded."
+      : "Loading the schema…";
+}
+
+/** How to render the component with these props, in a React app and in a page. */
+function Usage({ name, props }: { name: string; props: Record<string, unknown> }): ReactNode {
+  const json = JSON.stringify(props);
+  const jsx =
+    json === "{}"
+      ? `<ServerComponent name="${name}" />`
+      : `<ServerComponent name="${name}" props={${json}} />`;
+  const html = `<div data-svc-component="${name}" data-svc-props='${json.replaceAll("&", "&amp;").replaceAll("'", "&#39;")}'></div>`;
+  return (
+    <details className="pg-usage">
+      <summary>Usage</summary>
+      <pre className="pg-code-block">{jsx}</pre>
+      <pre className="pg-code-block">{html}</pre>
+    </details>
+  );
+}
