@@ -12,15 +12,22 @@ import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { ComponentRegistry, createNodeHandler, type NodeHandlerOptions } from "@svc/server";
+import {
+  ComponentRegistry,
+  createNodeHandler,
+  type NodeHandlerOptions,
+  silentLogger,
+} from "@svc/server";
 import * as esbuild from "esbuild";
 import {
   type Browser,
   type BrowserContext,
+  type BrowserContextOptions,
   type CDPSession,
   chromium,
   type Page,
 } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { type BuiltLoader, buildLoader } from "../../packages/loader/build.ts";
 import { encodePng } from "../png.ts";
 
@@ -91,6 +98,8 @@ export interface TestServer {
   setPage(path: string, page: TestPage | string): void;
   /** Requests whose path starts with `prefix` (query included in the match). */
   requestsTo(prefix: string): string[];
+  /** Returns a function that lists the requests received after this call. */
+  since(): () => string[];
   close(): Promise<void>;
 }
 
@@ -172,12 +181,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requestsTo(prefix) {
       return requests.filter((r) => r.startsWith(prefix));
     },
+    since() {
+      const before = requests.length;
+      return () => requests.slice(before);
+    },
     close() {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
 }
+
+/** Options of `svc serve` (`startDevServer`) in tests: an ephemeral loopback port, no logs. */
+export const QUIET_DEV_SERVER = {
+  host: "127.0.0.1",
+  port: 0,
+  logger: silentLogger,
+  logRequests: false,
+};
 
 /** A registry over a fresh directory of fixture components. */
 export async function fixtureRegistry(
@@ -190,15 +211,17 @@ export async function fixtureRegistry(
 
 /**
  * An HTML document that ends with the loader script: `loaderSrc` (default `/svc/loader.js`)
- * with the attributes in `loader`; `loader: false` leaves the script out.
+ * with the attributes in `loader`, a module script with `module`; `loader: false` leaves the
+ * script out.
  */
 export function html(
   body: string,
-  options: { head?: string; loader?: string | false; loaderSrc?: string } = {},
+  options: { head?: string; loader?: string | false; loaderSrc?: string; module?: boolean } = {},
 ) {
   const src = options.loaderSrc ?? "/svc/loader.js";
+  const type = options.module === true ? ' type="module"' : "";
   const loader =
-    options.loader === false ? "" : `<script src="${src}"${options.loader ?? ""}></script>`;
+    options.loader === false ? "" : `<script${type} src="${src}"${options.loader ?? ""}></script>`;
   return `<!doctype html><html><head><meta charset="utf-8">${options.head ?? ""}</head><body>${body}${loader}</body></html>`;
 }
 
@@ -211,12 +234,134 @@ export function widget(name: string, props: unknown = {}, attributes = ""): stri
 /** A fresh page in a fresh context (empty HTTP cache), recording page errors. */
 export async function openPage(
   browser: Browser,
+  options?: BrowserContextOptions,
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext();
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   return { context, page, errors };
+}
+
+/** Cold bundling on a busy machine takes a while: poll generously. */
+export function poll<T>(
+  fn: () => T | Promise<T>,
+  timeout = 20_000,
+): ReturnType<typeof expect.poll<T | Promise<T>>> {
+  return expect.poll(fn, { timeout });
+}
+
+/**
+ * Records the CSP violations of `page` from before its first script: the
+ * `securitypolicyviolation` events and Chromium's console reports.
+ */
+export async function watchCsp(page: Page): Promise<string[]> {
+  const reports: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) reports.push(message.text());
+  });
+  await page.exposeFunction("__svcCspViolation", (text: string) => reports.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      const report = (window as unknown as { __svcCspViolation(text: string): void })
+        .__svcCspViolation;
+      report(`${event.violatedDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  return reports;
+}
+
+/** A page of a {@link browserSuite}, closed after the test. */
+export interface SuitePage {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors of the page. */
+  errors: string[];
+  /** The text of every console message. */
+  consoleLines: string[];
+  /** CSP violations (see {@link watchCsp}). */
+  violations: string[];
+}
+
+/** What the tests of a describe (or a file) share: Chromium, servers, temporary directories. */
+export interface BrowserSuite {
+  /** Chromium, ready in every test. */
+  readonly browser: Browser;
+  /** Runs `close` after the suite's tests; the last added runs first. */
+  after(close: () => unknown): void;
+  /** A fresh temporary directory, removed after the suite. */
+  tempDir(prefix?: string): Promise<string>;
+  /** A registry over a fresh directory of `files`, removed after the suite. */
+  fixtures(files: Record<string, string>): Promise<{ dir: string; registry: ComponentRegistry }>;
+  /** A test server, closed after the suite. */
+  server(options?: TestServerOptions): Promise<TestServer>;
+  /** A fresh page in a fresh context, recording errors, console and CSP violations. */
+  newPage(options?: BrowserContextOptions): Promise<SuitePage>;
+  /** {@link BrowserSuite.newPage}, at `url`. */
+  open(url: string, options?: BrowserContextOptions): Promise<SuitePage>;
+}
+
+/**
+ * Sets up, in the enclosing describe (or file), Chromium for its tests (launched while the
+ * suite's own `beforeAll` runs), and closes what the suite made: each test's pages after it,
+ * servers and directories after the suite.
+ */
+export function browserSuite(): BrowserSuite {
+  let launching: Promise<Browser> | undefined;
+  let browser: Browser | undefined;
+  const closers: (() => unknown)[] = [];
+  const contexts: BrowserContext[] = [];
+  beforeAll(() => {
+    launching = launchBrowser();
+    launching.catch(() => {}); // reported by the first test that needs it
+  });
+  beforeEach(async () => {
+    browser = await launching;
+  });
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+  afterAll(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+    await (await launching?.catch(() => undefined))?.close();
+  });
+  const suite: BrowserSuite = {
+    get browser() {
+      if (browser === undefined) throw new Error("Chromium is ready in tests only");
+      return browser;
+    },
+    after(close) {
+      closers.push(close);
+    },
+    async tempDir(prefix) {
+      const dir = await makeTempDir(prefix);
+      closers.push(() => removeDir(dir));
+      return dir;
+    },
+    async fixtures(files) {
+      const fixtures = await fixtureRegistry(files);
+      closers.push(() => removeDir(fixtures.dir));
+      return fixtures;
+    },
+    async server(options) {
+      const server = await startTestServer(options);
+      closers.push(() => server.close());
+      return server;
+    },
+    async newPage(options) {
+      const { context, page, errors } = await openPage(suite.browser, options);
+      contexts.push(context);
+      const consoleLines: string[] = [];
+      page.on("console", (message) => consoleLines.push(message.text()));
+      return { context, page, errors, consoleLines, violations: await watchCsp(page) };
+    },
+    async open(url, options) {
+      const opened = await suite.newPage(options);
+      await opened.page.goto(url);
+      return opened;
+    },
+  };
+  return suite;
 }
 
 /**

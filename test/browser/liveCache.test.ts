@@ -9,16 +9,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ComponentRegistry, type DevServer, silentLogger, startDevServer } from "@svc/server";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildPlayground } from "../../packages/server/playground/build.ts";
 import {
   appPages,
+  browserSuite,
   bundleApp,
-  launchBrowser,
-  makeTempDir,
-  removeDir,
-  startTestServer,
+  QUIET_DEV_SERVER,
   type TestServer,
   writeFiles,
 } from "./helpers.ts";
@@ -26,20 +24,21 @@ import {
 const card = (text: string) =>
   `export default function Card() {\n  return <p className="card-text">${text}</p>;\n}\n`;
 const BROKEN = "export default function Card() {\n  return <p>;\n}\n";
+/** A page of `containers` and the loader following live reload. */
+const loaderPage = (containers: string) =>
+  `<!doctype html><html><body>${containers}<script src="/svc/loader.js" data-svc-live></script></body></html>`;
 
-let browser: Browser;
+const suite = browserSuite();
 let dir: string;
 let server: TestServer;
 let dev: DevServer;
 
 beforeAll(async () => {
-  const [launched, root, app] = await Promise.all([
-    launchBrowser(),
-    makeTempDir("svc-live-cache-"),
+  const [root, app] = await Promise.all([
+    suite.tempDir("svc-live-cache-"),
     bundleApp(new URL("./fixtures/liveCardApp.tsx", import.meta.url)),
     buildPlayground(),
   ]);
-  browser = launched;
   dir = root;
   await writeFiles(dir, {
     "card/index.tsx": card("one"),
@@ -47,33 +46,28 @@ beforeAll(async () => {
     "frame/index.tsx":
       'import { useComponent } from "@svc/react";\nexport default function Frame() {\n  const Card = useComponent("card");\n  return <div className="frame"><Card /></div>;\n}\n',
   });
-  server = await startTestServer({
+  server = await suite.server({
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
     handlerOptions: { logger: silentLogger },
     pages: {
       ...appPages(app),
       "/nested.html": {
-        body: '<!doctype html><html><body><div id="frame" data-svc-component="frame"></div><div id="card" data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
+        body: loaderPage(
+          '<div id="frame" data-svc-component="frame"></div><div id="card" data-svc-component="card"></div>',
+        ),
       },
       "/loader.html": {
-        body: '<!doctype html><html><body><div id="card" data-svc-component="card"></div><div data-svc-component="card"></div><script src="/svc/loader.js" data-svc-live></script></body></html>',
+        body: loaderPage(
+          '<div id="card" data-svc-component="card"></div><div data-svc-component="card"></div>',
+        ),
       },
     },
   });
   dev = await startDevServer({
+    ...QUIET_DEV_SERVER,
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
-    host: "127.0.0.1",
-    port: 0,
-    logger: silentLogger,
-    logRequests: false,
   });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await dev?.close();
-  await removeDir(dir);
+  suite.after(() => dev.close());
 });
 
 const save = (text: string) => writeFile(join(dir, "card/index.tsx"), text);
@@ -106,111 +100,94 @@ describe("live reload with the browser's HTTP cache on", () => {
   for (const client of clients) {
     it(`${client.name}: a broken save after a good one shows the error; the fix shows the new version`, async () => {
       await save(card("one"));
-      const context = await browser.newContext();
-      try {
-        const page = await context.newPage();
-        await page.goto(client.url());
-        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("one");
+      const { page } = await suite.newPage();
+      await page.goto(client.url());
+      await poll(() => textOf(page, `${client.root} .card-text`)).toBe("one");
 
-        await save(card("two"));
-        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("two");
-        // The good version came under its own hash: immutable, now in the browser's cache.
+      await save(card("two"));
+      await poll(() => textOf(page, `${client.root} .card-text`)).toBe("two");
+      // The good version came under its own hash: immutable, now in the browser's cache.
 
-        const asked: string[] = [];
-        page.on("request", (request) => {
-          if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
-        });
-        // What the container shows after each change of its DOM.
-        await page.evaluate((root) => {
-          const element = document.querySelector(root) as Element;
-          const shown: string[] = [];
-          (window as unknown as { shown: string[] }).shown = shown;
-          new MutationObserver(() => {
-            shown.push(
-              element.querySelector("[role=alert]") !== null
-                ? "error"
-                : (element.querySelector(".card-text")?.textContent ?? "nothing"),
-            );
-          }).observe(element, { childList: true, subtree: true, characterData: true });
-        }, client.root);
-        await save(BROKEN);
-        await poll(() => textOf(page, `${client.root} [role=alert]`)).toMatch(
-          /index\.tsx:\d+:\d+: /,
-        );
-        const shown = await page.evaluate(() => (window as unknown as { shown: string[] }).shown);
-        expect(shown.length).toBeGreaterThan(0);
-        expect(shown.filter((state) => state !== "error")).toEqual([]);
-        expect(await page.locator(`${client.root} .card-text`).count()).toBe(0);
-        // The broken version is asked for once, not again by each boundary that starts over
-        // (the loader's page shows the card twice).
-        await page.waitForTimeout(300);
-        expect(asked).toHaveLength(1);
+      const asked: string[] = [];
+      page.on("request", (request) => {
+        if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
+      });
+      // What the container shows after each change of its DOM.
+      await page.evaluate((root) => {
+        const element = document.querySelector(root) as Element;
+        const shown: string[] = [];
+        (window as unknown as { shown: string[] }).shown = shown;
+        new MutationObserver(() => {
+          shown.push(
+            element.querySelector("[role=alert]") !== null
+              ? "error"
+              : (element.querySelector(".card-text")?.textContent ?? "nothing"),
+          );
+        }).observe(element, { childList: true, subtree: true, characterData: true });
+      }, client.root);
+      await save(BROKEN);
+      await poll(() => textOf(page, `${client.root} [role=alert]`)).toMatch(/index\.tsx:\d+:\d+: /);
+      const shown = await page.evaluate(() => (window as unknown as { shown: string[] }).shown);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown.filter((state) => state !== "error")).toEqual([]);
+      expect(await page.locator(`${client.root} .card-text`).count()).toBe(0);
+      // The broken version is asked for once, not again by each boundary that starts over
+      // (the loader's page shows the card twice).
+      await page.waitForTimeout(300);
+      expect(asked).toHaveLength(1);
 
-        await save(card("three"));
-        await poll(() => textOf(page, `${client.root} .card-text`)).toBe("three");
-      } finally {
-        await context.close();
-      }
+      await save(card("three"));
+      await poll(() => textOf(page, `${client.root} .card-text`)).toBe("three");
     });
   }
 
   it("the loader: a second broken save shows its own error, fetched once; new props try the failed build again", async () => {
     await save(card("one"));
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}/loader.html`);
-      await poll(() => textOf(page, "#card .card-text")).toBe("one");
-      const asked: string[] = [];
-      page.on("request", (request) => {
-        if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
-      });
-      await save(BROKEN);
-      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:3:\d+: /);
-      await page.waitForTimeout(300);
-      expect(asked).toHaveLength(1);
+    const { page } = await suite.newPage();
+    await page.goto(`${server.url}/loader.html`);
+    await poll(() => textOf(page, "#card .card-text")).toBe("one");
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (/\/bundles\/card\.js/.test(request.url())) asked.push(request.url());
+    });
+    await save(BROKEN);
+    await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:3:\d+: /);
+    await page.waitForTimeout(300);
+    expect(asked).toHaveLength(1);
 
-      // Broken another way: both containers show the new error, the bundle asked for once more
-      // (not again by each boundary that starts over at the new revision).
-      await save("export default function Card() {\n  return <p>;\n\n\n}\n");
-      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:5:\d+: /);
-      await poll(() => page.locator("[role=alert]").allTextContents()).toEqual([
-        expect.stringMatching(/index\.tsx:5:\d+: /),
-        expect.stringMatching(/index\.tsx:5:\d+: /),
-      ]);
-      await page.waitForTimeout(300);
-      expect(asked).toHaveLength(2);
+    // Broken another way: both containers show the new error, the bundle asked for once more
+    // (not again by each boundary that starts over at the new revision).
+    await save("export default function Card() {\n  return <p>;\n\n\n}\n");
+    await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:5:\d+: /);
+    await poll(() => page.locator("[role=alert]").allTextContents()).toEqual([
+      expect.stringMatching(/index\.tsx:5:\d+: /),
+      expect.stringMatching(/index\.tsx:5:\d+: /),
+    ]);
+    await page.waitForTimeout(300);
+    expect(asked).toHaveLength(2);
 
-      // New props for one container: the failed build is asked for again, for it alone.
-      await page.evaluate(() => {
-        const svc = (window as unknown as { svc: { update(e: Element, p: object): void } }).svc;
-        svc.update(document.querySelector("#card") as Element, { title: "x" });
-      });
-      await poll(() => asked.length).toBe(3);
-      await page.waitForTimeout(300);
-      expect(asked).toHaveLength(3);
-    } finally {
-      await context.close();
-    }
+    // New props for one container: the failed build is asked for again, for it alone.
+    await page.evaluate(() => {
+      const svc = (window as unknown as { svc: { update(e: Element, p: object): void } }).svc;
+      svc.update(document.querySelector("#card") as Element, { title: "x" });
+    });
+    await poll(() => asked.length).toBe(3);
+    await page.waitForTimeout(300);
+    expect(asked).toHaveLength(3);
   });
 
   it("the loader: a broken save of a component shown nested (useComponent) shows its error there too; the fix, its new version", async () => {
     await save(card("one"));
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}/nested.html`);
-      await poll(() => textOf(page, "#frame .frame .card-text")).toBe("one");
-      await poll(() => textOf(page, "#card .card-text")).toBe("one");
-      await save(BROKEN);
-      await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
-      await poll(() => textOf(page, "#frame [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
-      expect(await page.locator(".card-text").count()).toBe(0);
-      await save(card("two"));
-      await poll(() => textOf(page, "#frame .frame .card-text")).toBe("two");
-      await poll(() => textOf(page, "#card .card-text")).toBe("two");
-    } finally {
-      await context.close();
-    }
+    const { page } = await suite.newPage();
+    await page.goto(`${server.url}/nested.html`);
+    await poll(() => textOf(page, "#frame .frame .card-text")).toBe("one");
+    await poll(() => textOf(page, "#card .card-text")).toBe("one");
+    await save(BROKEN);
+    await poll(() => textOf(page, "#card [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
+    await poll(() => textOf(page, "#frame [role=alert]")).toMatch(/index\.tsx:\d+:\d+: /);
+    expect(await page.locator(".card-text").count()).toBe(0);
+    await save(card("two"));
+    await poll(() => textOf(page, "#frame .frame .card-text")).toBe("two");
+    await poll(() => textOf(page, "#card .card-text")).toBe("two");
   });
 });

@@ -5,36 +5,22 @@
  * `<SvcProvider live>`, through the node handler.
  */
 import { ComponentRegistry, silentLogger } from "@svc/server";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  appPages,
-  bundleApp,
-  launchBrowser,
-  makeTempDir,
-  removeDir,
-  startTestServer,
-  type TestServer,
-  writeFiles,
-} from "./helpers.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { appPages, browserSuite, bundleApp, type TestServer, writeFiles } from "./helpers.ts";
 
-let browser: Browser;
-let dir: string;
+const suite = browserSuite();
 let server: TestServer;
 
 beforeAll(async () => {
-  const [launched, root, app] = await Promise.all([
-    launchBrowser(),
-    makeTempDir("svc-live-off-"),
+  const [dir, app] = await Promise.all([
+    suite.tempDir("svc-live-off-"),
     bundleApp(new URL("./fixtures/liveCardApp.tsx", import.meta.url), "production"),
   ]);
-  browser = launched;
-  dir = root;
   await writeFiles(dir, {
     "card/index.tsx":
       'export default function Card() {\n  return <p className="card-text">one</p>;\n}\n',
   });
-  server = await startTestServer({
+  server = await suite.server({
     registry: new ComponentRegistry(dir, { logger: silentLogger }),
     handlerOptions: { logger: silentLogger, live: false },
     pages: {
@@ -46,49 +32,38 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await removeDir(dir);
-});
-
 describe("live reload where the server does not serve it", () => {
   for (const [name, path] of [
     ["the loader with data-svc-live", "/loader.html"],
     ["a React app with <SvcProvider live>", "/app.html"],
   ]) {
     it(`${name}: asks for the stream once, then stops, quietly`, async () => {
-      const context = await browser.newContext();
-      try {
-        const page = await context.newPage();
-        const console: string[] = [];
-        page.on("console", (message) => {
-          // (Chromium asks for /favicon.ico, which the test server does not have.)
-          const favicon = message.location().url.endsWith("/favicon.ico");
-          if ((message.type() === "error" || message.type() === "warning") && !favicon) {
-            console.push(`${message.text()} (${message.location().url})`);
-          }
-        });
-        const asked: string[] = [];
-        page.on("request", (request) => {
-          const url = new URL(request.url());
-          if (url.pathname.startsWith("/api/")) asked.push(`${request.method()} ${url.pathname}`);
-        });
-        await page.goto(`${server.url}${path}`);
-        await expect
-          .poll(() => page.locator("#card .card-text").textContent({ timeout: 500 }))
-          .toBe("one");
-        await expect.poll(() => asked.filter((r) => r === "HEAD /api/events")).toHaveLength(1);
-        // Past the first two retries a stream that failed otherwise would make (1 s, then 2 s).
-        await page.waitForTimeout(3200);
-        expect(asked.filter((r) => r.endsWith(" /api/events"))).toEqual([
-          "GET /api/events",
-          "HEAD /api/events",
-        ]);
-        expect(console).toEqual([]);
-      } finally {
-        await context.close();
-      }
+      const { page } = await suite.newPage();
+      const console: string[] = [];
+      page.on("console", (message) => {
+        // (Chromium asks for /favicon.ico, which the test server does not have.)
+        const favicon = message.location().url.endsWith("/favicon.ico");
+        if ((message.type() === "error" || message.type() === "warning") && !favicon) {
+          console.push(`${message.text()} (${message.location().url})`);
+        }
+      });
+      const asked: string[] = [];
+      page.on("request", (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.startsWith("/api/")) asked.push(`${request.method()} ${url.pathname}`);
+      });
+      await page.goto(`${server.url}${path}`);
+      await expect
+        .poll(() => page.locator("#card .card-text").textContent({ timeout: 500 }))
+        .toBe("one");
+      await expect.poll(() => asked.filter((r) => r === "HEAD /api/events")).toHaveLength(1);
+      // Past the first two retries a stream that failed otherwise would make (1 s, then 2 s).
+      await page.waitForTimeout(3200);
+      expect(asked.filter((r) => r.endsWith(" /api/events"))).toEqual([
+        "GET /api/events",
+        "HEAD /api/events",
+      ]);
+      expect(console).toEqual([]);
     });
   }
 });

@@ -1,26 +1,327 @@
+/**
+ * The loader in real Chromium. First in each module-loading mode under the CSP the mode needs
+ * (blob: `loader.js`, `script-src 'self' blob:`; import map: `loader.esm.js`, `script-src` with
+ * the map's nonce and no `blob:`), through the API and in static mode; then what only the
+ * import map mode has; then `loader.js`'s page API (`window.svc`), and `svc serve` serving it.
+ */
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import { SourceMap } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rewriteImports } from "@svc/runtime";
-import { type DevServer, startDevServer } from "@svc/server";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ComponentRegistry,
+  type DevServer,
+  renderImportMap,
+  startDevServer,
+} from "@svc/server";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 // For its `window.svc` declaration.
 import type {} from "../../packages/loader/src/loader.tsx";
 import { renderWidget } from "../../packages/server/src/http/widget.ts";
 import {
+  browserSuite,
   buildLoaderOnce,
-  fixtureRegistry,
   html,
-  launchBrowser,
-  openPage,
-  removeDir,
-  startTestServer,
+  poll,
+  QUIET_DEV_SERVER,
+  svcBuild,
   type TestServer,
   widget,
   writeFiles,
 } from "./helpers.ts";
+import { MODES, type ModuleLoadingMode } from "./modes.ts";
+
+const suite = browserSuite();
+
+/** A component styled with goober: an element `tag` of class `className`, in `color`. */
+const styledBy = (tag: string, className: string, color: string) =>
+  `import { styled } from "goober";
+const Box = styled("${tag}")\`
+  color: ${color};
+\`;
+export default function Styled() {
+  return <Box className="${className}">styled</Box>;
+}
+`;
+
+// `outer` renders `inner` through @svc/react's useComponent and hands it a context of its own
+// React: `inner` reads it only if both components run on the page's one React.
+const MODE_COMPONENTS = {
+  "outer/index.tsx": `import { createContext, useState } from "react";
+import { useComponent } from "@svc/react";
+const Shared = createContext("no provider");
+export default function Outer({ label = "outer" }: { label?: string }) {
+  const Inner = useComponent<{ context: typeof Shared }>("inner");
+  const [clicks, setClicks] = useState(0);
+  return (
+    <Shared.Provider value={\`\${label} value \${clicks}\`}>
+      <button type="button" className="outer" onClick={() => setClicks(clicks + 1)}>{label}</button>
+      <Inner context={Shared} />
+    </Shared.Provider>
+  );
+}
+`,
+  "inner/index.tsx": `import { type Context, useContext, useState } from "react";
+export default function Inner({ context }: { context: Context<string> }) {
+  const value = useContext(context);
+  const [mounted] = useState("inner mounted");
+  return <p className="inner">{mounted}: {value}</p>;
+}
+`,
+  "styled/index.tsx": styledBy("p", "styled", "rgb(0, 128, 0)"),
+  // A CSS module: its stylesheet applied by the client (in import map mode the bundle imported
+  // in its `?url` form).
+  "boxed/index.tsx": `import styles from "./Boxed.module.css";
+export default function Boxed() {
+  return <p className={styles.box}>boxed</p>;
+}
+`,
+  "boxed/Boxed.module.css": `.box { color: rgb(0, 0, 255); }
+`,
+  "broken/index.tsx": `export default function Broken() {
+  return <p>{</p>;
+}
+`,
+};
+
+const WIDGETS = (label: string) =>
+  `<div id="outer">${widget("outer", { label })}</div>` +
+  `<div id="styled">${widget("styled")}</div>`;
+const BOXED = `<div id="boxed">${widget("boxed")}</div>`;
+
+/** The policy of a page of `mode`: its scripts, and no plugins. */
+const policy = (mode: ModuleLoadingMode) => ({
+  "content-security-policy": `script-src ${mode.scriptSrc}; object-src 'none'`,
+});
+
+/** The URLs of every script the page fetched. */
+function scriptUrls(p: Page): Promise<string[]> {
+  return p.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .map((entry) => entry.name)
+      .filter((name) => /\.js(\?|$)/.test(name)),
+  );
+}
+
+const VENDOR_REACT = /\/vendor\/react\.[0-9a-f]{12}\.js$/;
+
+/** What differs between the modes, beyond the page. */
+interface Expected {
+  /** The vendor build's React files a page fetches. */
+  vendorReact: number;
+  /** What else the scripts of a page through the API show. */
+  expectScripts(scripts: string[]): void;
+  /** Whose integrity a tampered bundle fails, for the title. */
+  integrityOf: string;
+  /** The error the component that asked for a tampered bundle shows. */
+  refused: RegExp;
+  /** The rest of a page with a tampered bundle, past its error. */
+  expectRefused(consoleLines: string[]): void;
+}
+
+const EXPECTED: Record<ModuleLoadingMode["name"], Expected> = {
+  blob: {
+    // loader.js carries React.
+    vendorReact: 0,
+    expectScripts() {},
+    integrityOf: "the manifest's",
+    refused: /does not match its integrity/,
+    expectRefused() {},
+  },
+  "import map": {
+    vendorReact: 1,
+    expectScripts(scripts) {
+      // Bundles by their own URLs, nothing from blob:.
+      expect(scripts.some((url) => url.startsWith("blob:"))).toBe(false);
+    },
+    integrityOf: "the import map's",
+    refused: /Component "inner" failed to load from http:.*\/bundles\/inner\.[0-9a-f]{12}\.js/,
+    expectRefused(consoleLines) {
+      // Refused by the browser for its digest, not for any other reason.
+      expect(consoleLines.join("\n")).toMatch(/integrity/);
+    },
+  },
+};
+
+describe("the loader in each module-loading mode", () => {
+  let registry: ComponentRegistry;
+  let out: string;
+  let tamperedOut: string;
+
+  beforeAll(async () => {
+    // loader.esm.js must be built before the server first reads the vendor build.
+    await buildLoaderOnce();
+    ({ registry } = await suite.fixtures(MODE_COMPONENTS));
+    // Static: the real command line; then a plain static server, no API at all.
+    const work = await suite.tempDir("svc-modes-");
+    out = join(work, "svc");
+    const { dir: staticComponents } = await suite.fixtures(
+      Object.fromEntries(
+        Object.entries(MODE_COMPONENTS).filter(([path]) => !path.startsWith("broken")),
+      ),
+    );
+    await svcBuild(staticComponents, out);
+    // A copy whose `inner` bundle was changed after the build.
+    tamperedOut = join(work, "tampered");
+    await cp(out, tamperedOut, { recursive: true });
+    const manifest = JSON.parse(await readFile(join(out, "manifest.json"), "utf8"));
+    const inner = join(tamperedOut, manifest.inner.file);
+    await writeFile(inner, (await readFile(inner, "utf8")).replace("inner mounted", "pwned"));
+  }, 120_000);
+
+  describe.each(MODES)("%s, under its CSP", (mode) => {
+    const expected = EXPECTED[mode.name];
+    let dev: TestServer;
+    let staticServer: TestServer;
+    let tampered: TestServer;
+
+    beforeAll(async () => {
+      const headers = policy(mode);
+      const staticPage = await mode.page(WIDGETS("static"), { buildDir: out });
+      [dev, staticServer, tampered] = await Promise.all([
+        suite.server({
+          registry,
+          pages: {
+            "/page.html": {
+              headers,
+              body: await mode.page(
+                WIDGETS("dev") +
+                  `<div id="broken">${widget("broken")}</div>` +
+                  `<div id="missing">${widget("missing_one")}</div>`,
+                "api",
+              ),
+            },
+            "/css.html": { headers, body: await mode.page(BOXED, "api") },
+          },
+        }),
+        suite.server({
+          staticDir: out,
+          pages: {
+            "/page.html": { headers, body: staticPage },
+            "/css.html": { headers, body: await mode.page(BOXED, { buildDir: out }) },
+          },
+        }),
+        suite.server({
+          staticDir: tamperedOut,
+          pages: { "/page.html": { headers, body: staticPage } },
+        }),
+      ]);
+    });
+
+    it("renders in development through the API, nested useComponent on one React, no violation", async () => {
+      const { page: p, errors, violations } = await suite.open(`${dev.url}/page.html`);
+      await poll(() => p.locator("#outer .inner").textContent()).toBe("inner mounted: dev value 0");
+      // State and context cross the component boundary: one React renders both.
+      await p.locator("#outer button.outer").click();
+      await poll(() => p.locator("#outer .inner").textContent()).toBe("inner mounted: dev value 1");
+      // goober, set up by the loader (in import map mode, from the import map).
+      await poll(() =>
+        p.locator("#styled .styled").evaluate((el) => getComputedStyle(el).color),
+      ).toBe("rgb(0, 128, 0)");
+      // Errors still land in their container, with the server's reason.
+      await poll(() => p.locator("#broken [role=alert]").textContent()).toMatch(/failed to build/);
+      await poll(() => p.locator("#missing [role=alert]").textContent()).toMatch(
+        /No component named "missing_one"/,
+      );
+
+      // Each bundle once, React once (or not at all: inside the loader).
+      const scripts = await scriptUrls(p);
+      expect(scripts.filter((url) => url.includes("/api/bundles/outer.js"))).toHaveLength(1);
+      expect(scripts.filter((url) => url.includes("/api/bundles/inner.js"))).toHaveLength(1);
+      expect(scripts.filter((url) => VENDOR_REACT.test(url))).toHaveLength(expected.vendorReact);
+      expect(scripts.filter((url) => /react\.(development|production)/.test(url))).toEqual([]);
+      expected.expectScripts(scripts);
+      expect(await p.evaluate(() => window.svc?.version)).toMatch(/^\d+\.\d+\.\d+/);
+      expect(violations).toEqual([]);
+      expect(errors).toEqual([]);
+    });
+
+    it("renders in static mode from a plain static server: manifest, vendor files, no API", async () => {
+      const { page: p, errors, violations } = await suite.open(`${staticServer.url}/page.html`);
+      await poll(() => p.locator("#outer .inner").textContent()).toBe(
+        "inner mounted: static value 0",
+      );
+      await p.locator("#outer button.outer").click();
+      await poll(() => p.locator("#outer .inner").textContent()).toBe(
+        "inner mounted: static value 1",
+      );
+      await poll(() =>
+        p.locator("#styled .styled").evaluate((el) => getComputedStyle(el).color),
+      ).toBe("rgb(0, 128, 0)");
+      expect(staticServer.requestsTo("/api")).toEqual([]);
+      const files = staticServer.requestsTo("/static/svc/");
+      expect(files.filter((r) => r.startsWith("/static/svc/bundles/")).sort()).toEqual([
+        expect.stringMatching(/^\/static\/svc\/bundles\/inner\.[0-9a-f]{12}\.js$/),
+        expect.stringMatching(/^\/static\/svc\/bundles\/outer\.[0-9a-f]{12}\.js$/),
+        expect.stringMatching(/^\/static\/svc\/bundles\/styled\.[0-9a-f]{12}\.js$/),
+      ]);
+      expect(files.filter((r) => VENDOR_REACT.test(r))).toHaveLength(expected.vendorReact);
+      expect(violations).toEqual([]);
+      expect(errors).toEqual([]);
+    });
+
+    it("renders a component with a CSS module in development and static mode, no violation", async () => {
+      for (const server of [dev, staticServer]) {
+        const { page: p, errors, violations } = await suite.open(`${server.url}/css.html`);
+        await poll(() => p.locator("#boxed p").evaluate((el) => getComputedStyle(el).color)).toBe(
+          "rgb(0, 0, 255)",
+        );
+        expect(violations).toEqual([]);
+        expect(errors).toEqual([]);
+      }
+    });
+
+    it(`in static mode, a bundle whose bytes do not match ${expected.integrityOf} integrity never runs`, async () => {
+      const { page: p, consoleLines } = await suite.open(`${tampered.url}/page.html`);
+      await poll(() => p.locator("#outer [role=alert]").textContent()).toMatch(expected.refused);
+      expected.expectRefused(consoleLines);
+      expect(await p.locator("body").textContent()).not.toContain("pwned");
+      // The untouched component renders.
+      await poll(() => p.locator("#styled .styled").count()).toBe(1);
+    });
+  });
+
+  describe("import map mode only", () => {
+    let dev: TestServer;
+
+    beforeAll(async () => {
+      const importMapMode = MODES.find((mode) => mode.name === "import map") as ModuleLoadingMode;
+      dev = await suite.server({
+        registry,
+        // The classic loader under the import map mode's policy.
+        pages: { "/classic.html": { headers: policy(importMapMode), body: html(WIDGETS("dev")) } },
+      });
+    });
+
+    it("serves the vendor modules content-hashed, immutable, nosniff", async () => {
+      const map = await renderImportMap({ apiBase: "/api" });
+      const json = JSON.parse(map.replace(/^<script type="importmap">|<\/script>$/g, ""));
+      const url = json.imports.react as string;
+      expect(url).toMatch(/^\/api\/vendor\/react\.[0-9a-f]{12}\.js$/);
+      const response = await fetch(`${dev.url}${url}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("content-type")).toMatch(/javascript/);
+      const body = new Uint8Array(await response.arrayBuffer());
+      const digest = await crypto.subtle.digest("SHA-384", body);
+      expect(json.integrity[url]).toBe(`sha384-${Buffer.from(digest).toString("base64")}`);
+      expect(new TextDecoder().decode(body)).not.toMatch(/\/(tmp|work|home|root)\//);
+      expect((await fetch(`${dev.url}/api/vendor/react.000000000000.js`)).status).toBe(404);
+    });
+
+    it("refuses the classic loader.js under the same policy (blob: is not allowed)", async () => {
+      const { page: p, violations } = await suite.open(`${dev.url}/classic.html`);
+      await poll(() => violations.join("\n")).toMatch(/blob/);
+      await poll(() => p.locator("#outer [role=alert]").count()).toBe(1);
+      expect(await p.locator("#outer .inner").count()).toBe(0);
+    });
+  });
+});
 
 const COMPONENTS = {
   "hello/index.tsx": `export default function Hello({ name = "world" }: { name?: string }) {
@@ -33,14 +334,7 @@ export default function Clicker({ start = 0 }: { start?: number }) {
   return <button type="button" className="clicker" onClick={() => setCount(count + 1)}>clicked {count}</button>;
 }
 `,
-  "styled_box/index.tsx": `import { styled } from "goober";
-const Box = styled("div")\`
-  color: rgb(255, 0, 0);
-\`;
-export default function StyledBox() {
-  return <Box className="styled-box">styled</Box>;
-}
-`,
+  "styled_box/index.tsx": styledBy("div", "styled-box", "rgb(255, 0, 0)"),
   "portal/index.tsx": `import { createPortal } from "react-dom";
 export default function Portal({ id = "p" }: { id?: string }) {
   return <span className="portal-host">{createPortal(<span className="portal" data-id={id}>in portal</span>, document.body)}</span>;
@@ -73,45 +367,20 @@ export default function Thrower({ message = "thrown on purpose" }: ThrowerProps)
 `,
 };
 
-/** Cold bundling on a busy machine takes a while: poll generously. */
-function poll<T>(fn: () => T | Promise<T>) {
-  return expect.poll(fn, { timeout: 20_000 });
-}
-
-describe("loader (API mode)", () => {
-  let browser: Browser;
+describe("loader.js in blob mode: the page, and window.svc", () => {
   let server: TestServer;
-  let dir: string | undefined;
-  const closers: (() => Promise<void>)[] = [];
+  let dir: string;
 
   beforeAll(async () => {
-    const [launched, fixtures] = await Promise.all([
-      launchBrowser(),
-      fixtureRegistry(COMPONENTS),
-      buildLoaderOnce(),
-    ]);
-    browser = launched;
+    const [fixtures] = await Promise.all([suite.fixtures(COMPONENTS), buildLoaderOnce()]);
     dir = fixtures.dir;
-    server = await startTestServer({ registry: fixtures.registry });
-  });
-
-  afterEach(async () => {
-    for (const close of closers.splice(0)) await close();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await removeDir(dir);
+    server = await suite.server({ registry: fixtures.registry });
   });
 
   async function open(path: string, body: string, headers?: Record<string, string>) {
     server.setPage(path, { body, headers });
-    const { context, page, errors } = await openPage(browser);
-    closers.push(() => context.close());
-    const before = server.requests.length;
-    await page.goto(server.url + path);
-    return { page, errors, requestsSince: () => server.requests.slice(before) };
+    const requestsSince = server.since();
+    return { ...(await suite.open(server.url + path)), requestsSince };
   }
 
   it("renders each container, using the shared React, react-dom and goober", async () => {
@@ -167,22 +436,15 @@ describe("loader (API mode)", () => {
   });
 
   it("renders under a Content-Security-Policy of script-src 'self' blob: (no unsafe-eval)", async () => {
-    server.setPage("/csp-spy.js", {
-      body: `window.violations = []; document.addEventListener("securitypolicyviolation", (e) => window.violations.push(e.violatedDirective + " " + e.blockedURI));`,
-    });
-    const { page, errors } = await open(
+    const { page, errors, violations } = await open(
       "/csp.html",
-      html(widget("hello", { name: "csp" }) + widget("styled_box") + widget("clicker"), {
-        head: `<script src="/csp-spy.js"></script>`,
-      }),
+      html(widget("hello", { name: "csp" }) + widget("styled_box") + widget("clicker")),
       { "content-security-policy": "script-src 'self' blob:" },
     );
     await poll(() => page.locator(".hello").textContent()).toBe("Hello, csp!");
     await page.locator(".clicker").click();
     await poll(() => page.locator(".clicker").textContent()).toBe("clicked 1");
-    expect(
-      await page.evaluate(() => (window as unknown as { violations: string[] }).violations),
-    ).toEqual([]);
+    expect(violations).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -252,7 +514,7 @@ describe("loader (API mode)", () => {
     await poll(() => page.locator(".editable").textContent()).toBe("version one");
     await page.locator(".clicker").click();
     await poll(() => page.locator(".clicker").textContent()).toBe("clicked 1");
-    await writeFiles(dir as string, {
+    await writeFiles(dir, {
       "editable/index.tsx": `export default function Editable() {
   return <p className="editable">version two, edited</p>;
 }
@@ -358,33 +620,21 @@ describe("loader (API mode)", () => {
 });
 
 describe("loader served by svc serve, with the built-in examples", () => {
-  let browser: Browser;
   let dev: DevServer;
-  let page: Page;
 
   beforeAll(async () => {
     await buildLoaderOnce();
-    [browser, dev] = await Promise.all([
-      launchBrowser(),
-      startDevServer({
-        componentsDir: fileURLToPath(
-          new URL("../../packages/server/examples/components", import.meta.url),
-        ),
-        host: "127.0.0.1",
-        port: 0,
-        logRequests: false,
-      }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.close();
+    dev = await startDevServer({
+      ...QUIET_DEV_SERVER,
+      componentsDir: fileURLToPath(
+        new URL("../../packages/server/examples/components", import.meta.url),
+      ),
+    });
+    suite.after(() => dev.close());
   });
 
   it("renders greeting, counter and carousel (slides by image via useComponent); crasher stays in its box", async () => {
-    const context = await browser.newContext();
-    page = await context.newPage();
+    const { page } = await suite.newPage();
     const requests: string[] = [];
     page.on("request", (request) => requests.push(new URL(request.url()).pathname));
     // A plain HTML page at svc serve's own origin; everything else comes from svc serve.
@@ -418,6 +668,5 @@ describe("loader served by svc serve, with the built-in examples", () => {
     // The crash is contained: the counter still counts.
     await page.locator("#counter [aria-label=increment]").click();
     await poll(() => page.locator("#counter [data-testid=count]").textContent()).toBe("5");
-    await context.close();
   });
 });

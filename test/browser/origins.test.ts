@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build } from "../../packages/server/src/production/build.ts";
+import { build } from "../../packages/server/src/build/build.ts";
 import {
   ComponentRegistry,
   createNodeHandler,

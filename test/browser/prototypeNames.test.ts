@@ -2,15 +2,11 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ComponentRegistry } from "@svc/server";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
+  browserSuite,
   html,
-  launchBrowser,
-  makeTempDir,
-  openPage,
-  removeDir,
-  startTestServer,
+  poll,
   svcBuild,
   type TestServer,
   widget,
@@ -29,14 +25,13 @@ const page = (loader: string) =>
   });
 
 describe("components named __proto__ and constructor", () => {
-  let browser: Browser;
-  let work: string | undefined;
+  const suite = browserSuite();
   let server: TestServer;
   let out: string;
   let manifestText: string;
 
   beforeAll(async () => {
-    work = await makeTempDir("svc-proto-");
+    const work = await suite.tempDir("svc-proto-");
     const sources = join(work, "components");
     await writeFiles(
       sources,
@@ -45,24 +40,15 @@ describe("components named __proto__ and constructor", () => {
     out = join(work, "svc");
     await svcBuild(sources, out);
     manifestText = await readFile(join(out, "manifest.json"), "utf8");
-    [browser, server] = await Promise.all([
-      launchBrowser(),
-      startTestServer({
-        // The build only: no sources, so every answer comes from the pre-built files.
-        registry: new ComponentRegistry(undefined),
-        handlerOptions: { buildDir: out },
-        pages: {
-          "/manifest.html": { body: page(' data-svc-manifest="/api/static/manifest.json"') },
-          "/api.html": { body: page(' data-svc-api="/api"') },
-        },
-      }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await removeDir(work);
+    server = await suite.server({
+      // The build only: no sources, so every answer comes from the pre-built files.
+      registry: new ComponentRegistry(undefined),
+      handlerOptions: { buildDir: out },
+      pages: {
+        "/manifest.html": { body: page(' data-svc-manifest="/api/static/manifest.json"') },
+        "/api.html": { body: page(' data-svc-api="/api"') },
+      },
+    });
   });
 
   it("are built into manifest.json as own keys", () => {
@@ -99,17 +85,15 @@ describe("components named __proto__ and constructor", () => {
     ["the manifest", "/manifest.html"],
     ["the API", "/api.html"],
   ])("are loaded by the loader in Chromium from %s", async (_, path) => {
-    const { context, page, errors } = await openPage(browser);
-    await page.goto(`${server.url}${path}`);
+    const { page, errors } = await suite.open(`${server.url}${path}`);
     for (const name of NAMES) {
-      await expect
-        .poll(() => page.locator(`[id="${name}"] .text`).textContent(), { timeout: 20_000 })
-        .toBe(`component ${name}`);
+      await poll(() => page.locator(`[id="${name}"] .text`).textContent()).toBe(
+        `component ${name}`,
+      );
     }
-    await expect
-      .poll(() => page.locator("#valueOf [role=alert]").textContent(), { timeout: 20_000 })
-      .toContain(`No component named "valueOf"`);
+    await poll(() => page.locator("#valueOf [role=alert]").textContent()).toContain(
+      `No component named "valueOf"`,
+    );
     expect(errors).toEqual([]);
-    await context.close();
   });
 });

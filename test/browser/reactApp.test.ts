@@ -1,14 +1,5 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bundleApp,
-  fixtureRegistry,
-  launchBrowser,
-  openPage,
-  removeDir,
-  startTestServer,
-  type TestServer,
-} from "./helpers.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { browserSuite, bundleApp, poll, type TestServer } from "./helpers.ts";
 
 const COMPONENTS = {
   // Loads another component at run time: the nested case.
@@ -55,25 +46,17 @@ const APP = new URL("./fixtures/app.tsx", import.meta.url);
 const page = (script: string) =>
   `<!doctype html><html><body><div id="root"></div><script type="module" src="${script}"></script></body></html>`;
 
-function poll<T>(fn: () => T | Promise<T>) {
-  return expect.poll(fn, { timeout: 20_000 });
-}
-
 describe("a React app with SvcProvider and useComponent", () => {
-  let browser: Browser;
+  const suite = browserSuite();
   let server: TestServer;
-  let dir: string | undefined;
 
   beforeAll(async () => {
-    const [launched, fixtures, dev, prod] = await Promise.all([
-      launchBrowser(),
-      fixtureRegistry(COMPONENTS),
+    const [fixtures, dev, prod] = await Promise.all([
+      suite.fixtures(COMPONENTS),
       bundleApp(APP, "development"),
       bundleApp(APP, "production"),
     ]);
-    browser = launched;
-    dir = fixtures.dir;
-    server = await startTestServer({
+    server = await suite.server({
       registry: fixtures.registry,
       pages: {
         "/app.dev.js": { body: dev },
@@ -84,16 +67,9 @@ describe("a React app with SvcProvider and useComponent", () => {
     });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await removeDir(dir);
-  });
-
   it("renders server components and a nested one, with one fetch per bundle", async () => {
-    const { context, page: tab, errors } = await openPage(browser);
-    const before = server.requests.length;
-    await tab.goto(`${server.url}/dev.html`);
+    const requestsSince = server.since();
+    const { page: tab, errors } = await suite.open(`${server.url}/dev.html`);
     await poll(() => tab.locator("#hook .card h3").textContent()).toBe("from the hook");
     await poll(() => tab.locator("#hook .badge").textContent()).toBe("nested badge");
     await poll(() => tab.locator("#server .card h3").textContent()).toBe("from ServerComponent");
@@ -104,7 +80,7 @@ describe("a React app with SvcProvider and useComponent", () => {
     );
     const report = await tab.evaluate(() => (window as unknown as { report: unknown }).report);
     expect(report).toMatchObject({ prefetched: true });
-    const bundles = server.requests.slice(before).filter((r) => /^\/api\/bundles\/\w+\.js/.test(r));
+    const bundles = requestsSince().filter((r) => /^\/api\/bundles\/\w+\.js/.test(r));
     expect(bundles.sort()).toEqual([
       "/api/bundles/badge.js",
       "/api/bundles/card.js",
@@ -114,13 +90,11 @@ describe("a React app with SvcProvider and useComponent", () => {
       "/api/bundles/typed.js",
     ]);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   for (const build of ["dev", "prod"]) {
     it(`names the nested component that threw, not the one that loaded it (${build})`, async () => {
-      const { context, page: tab } = await openPage(browser);
-      await tab.goto(`${server.url}/${build}.html`);
+      const { page: tab } = await suite.open(`${server.url}/${build}.html`);
       await poll(() => tab.locator("#nested [role=alert]").textContent()).toBe(
         'Component "inner" threw: inner broke',
       );
@@ -132,13 +106,11 @@ describe("a React app with SvcProvider and useComponent", () => {
         component: "inner",
         isSvcError: true,
       });
-      await context.close();
     });
   }
 
   it("raises SchemaValidationError listing each failing prop, in development only", async () => {
-    const { context, page: dev } = await openPage(browser);
-    await dev.goto(`${server.url}/dev.html`);
+    const { context, page: dev } = await suite.open(`${server.url}/dev.html`);
     await poll(() => dev.locator("#invalid [role=alert]").textContent()).toMatch(
       /Invalid props for component "typed": count: .*number.*; label: .*string/,
     );
@@ -151,10 +123,9 @@ describe("a React app with SvcProvider and useComponent", () => {
 
     // The production build skips validation (and never asks for metadata).
     const prod = await context.newPage();
-    const before = server.requests.length;
+    const requestsSince = server.since();
     await prod.goto(`${server.url}/prod.html`);
     await poll(() => prod.locator("#invalid .typed").count()).toBe(1);
-    expect(server.requests.slice(before).some((r) => r.includes("/metadata"))).toBe(false);
-    await context.close();
+    expect(requestsSince().some((r) => r.includes("/metadata"))).toBe(false);
   });
 });

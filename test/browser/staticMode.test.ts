@@ -2,16 +2,12 @@ import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ComponentRegistry } from "@svc/server";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
+  browserSuite,
   buildLoaderOnce,
   html,
-  launchBrowser,
-  makeTempDir,
-  openPage,
-  removeDir,
-  startTestServer,
+  poll,
   svcBuild,
   type TestServer,
   widget,
@@ -22,10 +18,6 @@ const EXAMPLES = fileURLToPath(
 );
 const MANIFEST_SCRIPT = ' data-svc-manifest="/static/svc/manifest.json"';
 
-function poll<T>(fn: () => T | Promise<T>) {
-  return expect.poll(fn, { timeout: 20_000 });
-}
-
 const PAGE = html(
   `<div id="counter">${widget("counter", { initialValue: 1 })}</div>` +
     `<div id="greeting">${widget("greeting", { name: "static" })}</div>` +
@@ -34,13 +26,12 @@ const PAGE = html(
 );
 
 describe("loader in static mode, after svc build", () => {
-  let browser: Browser;
-  let work: string | undefined;
+  const suite = browserSuite();
   let good: TestServer;
   let tampered: TestServer;
 
   beforeAll(async () => {
-    work = await makeTempDir("svc-static-");
+    const work = await suite.tempDir("svc-static-");
     const out = join(work, "svc");
     // The real command line, as a deployment would run it.
     await svcBuild(EXAMPLES, out);
@@ -51,32 +42,19 @@ describe("loader in static mode, after svc build", () => {
     await writeFile(greeting, (await readFile(greeting, "utf8")).replace("Hello", "Pwned"));
 
     await buildLoaderOnce();
-    const api = (buildDir: string) => ({
-      registry: new ComponentRegistry(EXAMPLES),
-      // The API is mounted but in static mode: any bundle request to it would fail.
-      handlerOptions: { buildDir, staticMode: true },
-    });
-    [browser, good, tampered] = await Promise.all([
-      launchBrowser(),
-      startTestServer({ ...api(out), staticDir: out, pages: { "/page.html": { body: PAGE } } }),
-      startTestServer({
-        ...api(broken),
-        staticDir: broken,
+    const server = (buildDir: string) =>
+      suite.server({
+        registry: new ComponentRegistry(EXAMPLES),
+        // The API is mounted but in static mode: any bundle request to it would fail.
+        handlerOptions: { buildDir, staticMode: true },
+        staticDir: buildDir,
         pages: { "/page.html": { body: PAGE } },
-      }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await good?.close();
-    await tampered?.close();
-    await removeDir(work);
+      });
+    [good, tampered] = await Promise.all([server(out), server(broken)]);
   });
 
   it("loads bundles only from the static files the manifest names", async () => {
-    const { context, page, errors } = await openPage(browser);
-    await page.goto(`${good.url}/page.html`);
+    const { page, errors } = await suite.open(`${good.url}/page.html`);
     await poll(() => page.locator("#greeting").textContent()).toContain("Hello, static!");
     await poll(() => page.locator("#counter [data-testid=count]").textContent()).toBe("1");
     await page.locator("#counter [aria-label=increment]").click();
@@ -94,18 +72,15 @@ describe("loader in static mode, after svc build", () => {
       expect.stringMatching(/^\/static\/svc\/bundles\/image\.[0-9a-f]{12}\.js$/),
     ]);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it("refuses a bundle whose bytes do not match the manifest's integrity, visibly", async () => {
-    const { context, page } = await openPage(browser);
-    await page.goto(`${tampered.url}/page.html`);
+    const { page } = await suite.open(`${tampered.url}/page.html`);
     await poll(() => page.locator("#greeting [role=alert]").textContent()).toMatch(
       /does not match its integrity/,
     );
     expect(await page.locator("#greeting").textContent()).not.toContain("Pwned");
     // Only the tampered component is refused.
     await poll(() => page.locator("#counter [data-testid=count]").textContent()).toBe("1");
-    await context.close();
   });
 });

@@ -461,9 +461,10 @@ export function conformance(driver: Driver): void {
       ]);
       expect(islands[0]?.html).toMatch(/data-svc-hydrate="visible">.*card <!-- -->1/);
       expect(islands[7]?.html).toContain("card <!-- -->2");
-      // The fallback: a container the browser renders itself, same props, and why.
+      // The fallback: a container the browser renders itself, same props, and why (with the
+      // bundle's hash when it is at hand without a look at the files, as on a quiet machine).
       expect(islands[4]?.html).toMatch(
-        /^<div data-svc-component="thrower" data-svc-props='\{\}' data-svc-hash="[0-9a-f]{12}" data-svc-hydrate="load" data-svc-fallback="RenderError"><\/div>$/,
+        /^<div data-svc-component="thrower" data-svc-props='\{\}'( data-svc-hash="[0-9a-f]{12}")? data-svc-hydrate="load" data-svc-fallback="RenderError"><\/div>$/,
       );
     });
 

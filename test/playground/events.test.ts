@@ -5,8 +5,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // From source: a bare "@svc/server" resolves to the package's dist/ build under vitest.
-import { type DevServer, silentLogger, startDevServer } from "../../packages/server/src/index.ts";
-import { buildLoaderOnce } from "../browser/helpers.ts";
+import {
+  type DevServer,
+  type DevServerOptions,
+  startDevServer,
+} from "../../packages/server/src/index.ts";
+import { buildLoaderOnce, QUIET_DEV_SERVER } from "../browser/helpers.ts";
 
 const EXAMPLES = fileURLToPath(
   new URL("../../packages/server/examples/components", import.meta.url),
@@ -26,15 +30,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(options: Parameters<typeof startDevServer>[0] = {}) {
-  const server = await startDevServer({
-    componentsDir: dir,
-    host: "127.0.0.1",
-    port: 0,
-    logger: silentLogger,
-    logRequests: false,
-    ...options,
-  });
+async function serve(options: DevServerOptions = {}) {
+  const server = await startDevServer({ ...QUIET_DEV_SERVER, componentsDir: dir, ...options });
   servers.push(server);
   return server;
 }

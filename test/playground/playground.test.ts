@@ -23,6 +23,8 @@ import {
   bundleApp,
   launchBrowser,
   makeTempDir,
+  openPage,
+  QUIET_DEV_SERVER,
   removeDir,
   writeFiles,
 } from "../browser/helpers.ts";
@@ -53,13 +55,7 @@ const latencies: Record<string, number> = {};
 async function serve(port = 0): Promise<DevServer> {
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
   registry.addSource(uiDir, { prefix: "ui" });
-  return startDevServer({
-    registry,
-    host: "127.0.0.1",
-    port,
-    logger: silentLogger,
-    logRequests: false,
-  });
+  return startDevServer({ ...QUIET_DEV_SERVER, registry, port });
 }
 
 beforeAll(async () => {
@@ -91,19 +87,20 @@ afterAll(async () => {
   }
 });
 
-/** A fresh page (own context) at `path` of the dev server; page errors are collected. */
+/** A fresh page (own context) at `path` of the dev server (or `base`); page errors are collected. */
 async function open(
   path: string,
-  options: { viewport?: { width: number; height: number }; init?: () => void } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    init?: () => void;
+    base?: string;
+  } = {},
 ) {
-  const context = await browser.newContext({
+  const { context, page, errors } = await openPage(browser, {
     viewport: options.viewport ?? { width: 1280, height: 800 },
   });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
   if (options.init) await page.addInitScript(options.init);
-  await page.goto(`${server.url}${path}`);
+  await page.goto(`${options.base ?? server.url}${path}`);
   return { page, errors, close: () => context.close() };
 }
 
@@ -127,6 +124,21 @@ async function edit(file: string, from: string, to: string): Promise<() => Promi
   return () => writeFile(path, before);
 }
 
+/** Runs `check` while a fixture file is edited (see {@link edit}); restores it after, always. */
+async function whileEdited(
+  file: string,
+  from: string,
+  to: string,
+  check: () => Promise<void>,
+): Promise<void> {
+  const restore = await edit(file, from, to);
+  try {
+    await check();
+  } finally {
+    await restore();
+  }
+}
+
 /**
  * Saves an edit; resolves with the time until `condition(arg)` holds in the page. A function,
  * not a string: the playground's CSP forbids evaluating strings, even for Playwright.
@@ -147,6 +159,29 @@ async function timeUntil(
 function timeUpdate(page: Page, save: () => Promise<unknown>, selector: string, expected: string) {
   const condition = ([s, t]: string[]) => document.querySelector(s ?? "")?.textContent === t;
   return timeUntil(page, save, condition, [selector, expected]);
+}
+
+/**
+ * The stage shows a component that does not build (`kind`): esbuild's message for the line
+ * `  const broken = ;` at `line` of `file`, and its code frame, which it returns.
+ */
+async function expectBrokenBuild(
+  page: Page,
+  kind: string,
+  { component, file, line }: { component: string; file: string; line: number },
+) {
+  const error = page.locator('.pg-stage [data-svc-error="BundleLoad"]');
+  await poll(() => error.count()).toBe(1);
+  expect(await error.locator(".pg-error-kind").textContent()).toBe(kind);
+  expect(await error.locator(".pg-error-message").textContent()).toBe(
+    `${file}:${line}:18: Unexpected ";"`,
+  );
+  const frame = error.locator(".pg-frame-mapped");
+  await poll(() => frame.getAttribute("data-location")).toBe(
+    `component://${component}/${file}:${line}:18`,
+  );
+  expect(await frame.locator(".pg-code-current").textContent()).toBe(`${line}  const broken = ;`);
+  return frame;
 }
 
 const setMarker = (page: Page) =>
@@ -472,87 +507,71 @@ describe("live reload", () => {
     await close();
   });
 
-  it("a page using the loader with data-svc-live re-renders only the changed component", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.route(`${server.url}/loader-page.html`, (route) =>
-      route.fulfill({
-        contentType: "text/html",
-        body: `<!doctype html><html><body>
+  for (const client of [
+    {
+      name: "a page using the loader with data-svc-live",
+      key: "loader",
+      path: "/loader-page.html",
+      // A plain page at the dev server's own origin; the loader comes from the dev server.
+      routed: "/loader-page.html",
+      respond: (_url: string) => [
+        "text/html",
+        `<!doctype html><html><body>
 <div id="counter" data-svc-component="counter"></div>
 <div id="greeting" data-svc-component="greeting" data-svc-props='{"name":"loader"}'></div>
 <script src="/svc/loader.dev.js" data-svc-live></script></body></html>`,
-      }),
-    );
-    await page.goto(`${server.url}/loader-page.html`);
-    await poll(() => text(page, "#greeting h2")).toBe("Hello, loader!");
-    for (let i = 0; i < 3; i++) await page.locator("#counter [aria-label=increment]").click();
-    await poll(() => text(page, "#counter [data-testid=count]")).toBe("3");
-    const marker = await setMarker(page);
+      ],
+      greeting: "Hello, loader!",
+      edited: ["{greeting}, {name}!!", "Hello, loader!!"],
+    },
+    {
+      name: "a React app with <SvcProvider live>",
+      key: "react",
+      path: "/app/index.html",
+      routed: "/app/**",
+      respond: (url: string) =>
+        url.endsWith(".js")
+          ? ["text/javascript", liveApp]
+          : [
+              "text/html",
+              '<!doctype html><html><body><div id="root"></div><script type="module" src="/app/app.js"></script></body></html>',
+            ],
+      greeting: "Hello, app!",
+      edited: ["{greeting}, dear {name}!", "Hello, dear app!"],
+    },
+  ] as const) {
+    it(`${client.name} re-renders only the changed component`, async () => {
+      const { context, page, errors } = await openPage(browser);
+      await page.route(`${server.url}${client.routed}`, (route) => {
+        const [contentType, body] = client.respond(route.request().url());
+        return route.fulfill({ contentType, body });
+      });
+      await page.goto(`${server.url}${client.path}`);
+      await poll(() => text(page, "#greeting h2")).toBe(client.greeting);
+      for (let i = 0; i < 3; i++) await page.locator("#counter [aria-label=increment]").click();
+      await poll(() => text(page, "#counter [data-testid=count]")).toBe("3");
+      const marker = await setMarker(page);
 
-    let restore = async () => {};
-    latencies.loader = await timeUpdate(
-      page,
-      async () => {
-        restore = await edit(
-          "greeting/Greeting.tsx",
-          "{greeting}, {name}!",
-          "{greeting}, {name}!!",
-        );
-      },
-      "#greeting h2",
-      "Hello, loader!!",
-    );
-    expect(latencies.loader).toBeLessThan(LIVE_BUDGET_MS);
-    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
-    expect(await readMarker(page)).toBe(marker);
-    await restore();
-    await poll(() => text(page, "#greeting h2")).toBe("Hello, loader!");
-    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
-    await context.close();
-  });
-
-  it("a React app with <SvcProvider live> re-renders only the changed component", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.route(`${server.url}/app/**`, (route) =>
-      route.request().url().endsWith(".js")
-        ? route.fulfill({ contentType: "text/javascript", body: liveApp })
-        : route.fulfill({
-            contentType: "text/html",
-            body: '<!doctype html><html><body><div id="root"></div><script type="module" src="/app/app.js"></script></body></html>',
-          }),
-    );
-    await page.goto(`${server.url}/app/index.html`);
-    await poll(() => text(page, "#greeting h2")).toBe("Hello, app!");
-    for (let i = 0; i < 3; i++) await page.locator("#counter [aria-label=increment]").click();
-    await poll(() => text(page, "#counter [data-testid=count]")).toBe("3");
-    const marker = await setMarker(page);
-
-    let restore = async () => {};
-    latencies.react = await timeUpdate(
-      page,
-      async () => {
-        restore = await edit(
-          "greeting/Greeting.tsx",
-          "{greeting}, {name}!",
-          "{greeting}, dear {name}!",
-        );
-      },
-      "#greeting h2",
-      "Hello, dear app!",
-    );
-    expect(latencies.react).toBeLessThan(LIVE_BUDGET_MS);
-    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
-    expect(await readMarker(page)).toBe(marker);
-    await restore();
-    await poll(() => text(page, "#greeting h2")).toBe("Hello, app!");
-    expect(await text(page, "#counter [data-testid=count]")).toBe("3");
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      let restore = async () => {};
+      const [to, shown] = client.edited;
+      latencies[client.key] = await timeUpdate(
+        page,
+        async () => {
+          restore = await edit("greeting/Greeting.tsx", "{greeting}, {name}!", to);
+        },
+        "#greeting h2",
+        shown,
+      );
+      expect(latencies[client.key]).toBeLessThan(LIVE_BUDGET_MS);
+      expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+      expect(await readMarker(page)).toBe(marker);
+      await restore();
+      await poll(() => text(page, "#greeting h2")).toBe(client.greeting);
+      expect(await text(page, "#counter [data-testid=count]")).toBe("3");
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
 
   it("a syntax error shows esbuild's message with file:line:column and a code frame; fixing it recovers by itself", async () => {
     const { page, close } = await open("/#/counter");
@@ -565,22 +584,13 @@ describe("live reload", () => {
     );
     const source = await readFile(join(dir, "counter/Counter.tsx"), "utf8");
     const line = source.split("\n").indexOf("  const broken = ;") + 1;
-    const where = `component://counter/Counter.tsx:${line}:18`;
 
     const expectBundlerError = async () => {
-      const error = page.locator('.pg-stage [data-svc-error="BundleLoad"]');
-      await poll(() => error.count()).toBe(1);
-      expect(await error.locator(".pg-error-kind").textContent()).toBe(
-        "The component does not build",
-      );
-      expect(await error.locator(".pg-error-message").textContent()).toBe(
-        `Counter.tsx:${line}:18: Unexpected ";"`,
-      );
-      const frame = error.locator(".pg-frame-mapped");
-      await poll(() => frame.getAttribute("data-location")).toBe(where);
-      expect(await frame.locator(".pg-code-current").textContent()).toBe(
-        `${line}  const broken = ;`,
-      );
+      const frame = await expectBrokenBuild(page, "The component does not build", {
+        component: "counter",
+        file: "Counter.tsx",
+        line,
+      });
       expect(await frame.locator(".pg-code-caret").textContent()).toMatch(/^\s+\^$/);
       // The caret sits under the column esbuild names.
       expect((await frame.locator(".pg-code-caret").textContent())?.indexOf("^")).toBe(
@@ -648,28 +658,19 @@ describe("errors always visible", () => {
   it("a nested component that does not build shows its esbuild message and code frame, not a stale render; fixed, it comes back", async () => {
     const { page, close } = await open("/#/carousel");
     await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
-    const restore = await edit("image/Image.tsx", "  return (", "  const broken = ;\n  return (");
-    const line = await lineOf("image/Image.tsx", "  const broken = ;");
-    try {
-      const error = page.locator('.pg-stage [data-svc-error="BundleLoad"]');
-      await poll(() => error.count()).toBe(1);
-      expect(await error.locator(".pg-error-kind").textContent()).toBe(
-        '"image" (loaded by carousel) does not build',
-      );
-      expect(await error.locator(".pg-error-message").textContent()).toBe(
-        `Image.tsx:${line}:18: Unexpected ";"`,
-      );
-      const frame = error.locator(".pg-frame-mapped");
-      await poll(() => frame.getAttribute("data-location")).toBe(
-        `component://image/Image.tsx:${line}:18`,
-      );
-      expect(await frame.locator(".pg-code-current").textContent()).toBe(
-        `${line}  const broken = ;`,
-      );
-      expect(await page.locator(".pg-stage img").count()).toBe(0);
-    } finally {
-      await restore();
-    }
+    await whileEdited(
+      "image/Image.tsx",
+      "  return (",
+      "  const broken = ;\n  return (",
+      async () => {
+        await expectBrokenBuild(page, '"image" (loaded by carousel) does not build', {
+          component: "image",
+          file: "Image.tsx",
+          line: await lineOf("image/Image.tsx", "  const broken = ;"),
+        });
+        expect(await page.locator(".pg-stage img").count()).toBe(0);
+      },
+    );
     // The fix recovers the carousel (whose boundary is the playground's): no reload, no retry.
     await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
     expect(await page.locator(".pg-stage [data-svc-error]").count()).toBe(0);
@@ -679,21 +680,19 @@ describe("errors always visible", () => {
   it("a nested component that throws recovers on the next live change, without a boundary of the parent's own", async () => {
     const { page, close } = await open("/#/carousel");
     await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
-    const restore = await edit(
+    await whileEdited(
       "image/Image.tsx",
       "  return (",
       '  throw new Error("image broke");\n  return (',
+      async () => {
+        const error = page.locator('.pg-stage [data-svc-error="Render"]');
+        await poll(() => error.count()).toBe(1);
+        expect(await error.locator(".pg-error-kind").textContent()).toBe(
+          '"image" (loaded by carousel) threw while rendering',
+        );
+        expect(await error.locator(".pg-error-message").textContent()).toBe("Error: image broke");
+      },
     );
-    try {
-      const error = page.locator('.pg-stage [data-svc-error="Render"]');
-      await poll(() => error.count()).toBe(1);
-      expect(await error.locator(".pg-error-kind").textContent()).toBe(
-        '"image" (loaded by carousel) threw while rendering',
-      );
-      expect(await error.locator(".pg-error-message").textContent()).toBe("Error: image broke");
-    } finally {
-      await restore();
-    }
     await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
     expect(await page.locator(".pg-stage [data-svc-error]").count()).toBe(0);
     await close();
@@ -702,17 +701,15 @@ describe("errors always visible", () => {
   it("a nested component that throws under the parent's own SvcErrorBoundary recovers on the next live change", async () => {
     const { page, close } = await open("/#/ui:shelf");
     await poll(() => text(page, ".pg-stage .tile")).toBe("a tile");
-    const restore = await edit(
+    await whileEdited(
       "ui:tile/index.tsx",
       "  return <p",
       '  throw new Error("tile broke");\n  return <p',
+      async () => {
+        await poll(() => text(page, ".pg-stage .shelf-error")).toMatch(/^Render: .*tile broke/);
+        expect(await page.locator(".pg-stage .shelf").count()).toBe(1); // the shelf itself stands
+      },
     );
-    try {
-      await poll(() => text(page, ".pg-stage .shelf-error")).toMatch(/^Render: .*tile broke/);
-      expect(await page.locator(".pg-stage .shelf").count()).toBe(1); // the shelf itself stands
-    } finally {
-      await restore();
-    }
     await poll(() => text(page, ".pg-stage .tile")).toBe("a tile");
     expect(await page.locator(".pg-stage .shelf-error").count()).toBe(0);
     await close();
@@ -721,20 +718,18 @@ describe("errors always visible", () => {
   it("an invalid schema.json shows its real message in the props panel, and the component still renders", async () => {
     const { page, close } = await open("/#/greeting");
     await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
-    const restore = await edit(
+    await whileEdited(
       "greeting/schema.json",
       '"title": "Greeting",',
       '"title": "Greeting",,',
+      async () => {
+        await poll(() => text(page, ".pg-panel .pg-schema-error")).toMatch(
+          /^greeting\/schema\.json: is not valid JSON/,
+        );
+        expect(await page.locator(".pg-panel").textContent()).not.toContain("does not build");
+        await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
+      },
     );
-    try {
-      await poll(() => text(page, ".pg-panel .pg-schema-error")).toMatch(
-        /^greeting\/schema\.json: is not valid JSON/,
-      );
-      expect(await page.locator(".pg-panel").textContent()).not.toContain("does not build");
-      await poll(() => text(page, ".pg-stage h2")).toBe("Hello, world!");
-    } finally {
-      await restore();
-    }
     await poll(() => page.locator(".pg-panel .pg-schema-error").count()).toBe(0);
     await close();
   });
@@ -752,13 +747,10 @@ describe("the playground over a build (svc serve --build-dir DIR --static)", () 
     });
     // Served without sources, as a deployment would: the build alone.
     built = await startDevServer({
+      ...QUIET_DEV_SERVER,
       registry: new ComponentRegistry(undefined, { logger: silentLogger }),
       buildDir: join(buildDir, "svc"),
       staticMode: true,
-      host: "127.0.0.1",
-      port: 0,
-      logger: silentLogger,
-      logRequests: false,
     });
   });
 
@@ -768,11 +760,7 @@ describe("the playground over a build (svc serve --build-dir DIR --static)", () 
   });
 
   it("loads every component through the manifest, styled, listing only the build", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(`${built.url}/#/counter`);
+    const { page, errors, close } = await open("/#/counter", { base: built.url });
     await poll(() => text(page, ".pg-stage [data-testid=count]")).toBe("0");
     // Its CSS module, from the build's stylesheet.
     expect(
@@ -801,7 +789,7 @@ describe("the playground over a build (svc serve --build-dir DIR --static)", () 
     }
     await poll(() => page.locator(".pg-stage img.svc-image").count()).toBe(1);
     expect(errors).toEqual([]);
-    await context.close();
+    await close();
   });
 });
 
@@ -810,15 +798,13 @@ describe("screenshot", () => {
     const examples = await makeTempDir("svc-playground-shot-");
     await cp(EXAMPLES, examples, { recursive: true });
     const shot = await startDevServer({
+      ...QUIET_DEV_SERVER,
       registry: new ComponentRegistry(examples, { logger: silentLogger }),
-      host: "127.0.0.1",
-      port: 0,
-      logger: silentLogger,
-      logRequests: false,
     });
-    const context = await browser.newContext({ viewport: { width: 1440, height: 860 } });
-    const page = await context.newPage();
-    await page.goto(`${shot.url}/#/image`);
+    const { page, close } = await open("/#/image", {
+      base: shot.url,
+      viewport: { width: 1440, height: 860 },
+    });
     const img = page.locator(".pg-stage img.svc-image");
     await poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(
       240,
@@ -835,7 +821,7 @@ describe("screenshot", () => {
     const png = await readFile(SCREENSHOT);
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     if (!process.env.SVC_UPDATE_SCREENSHOT) await rm(SCREENSHOT);
-    await context.close();
+    await close();
     await shot.close();
     await removeDir(examples);
   });

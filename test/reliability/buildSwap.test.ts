@@ -11,9 +11,9 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../packages/server/src/build/build.ts";
 import { ComponentRegistry } from "../../packages/server/src/components/componentRegistry.ts";
 import { silentLogger } from "../../packages/server/src/logger.ts";
-import { build } from "../../packages/server/src/production/build.ts";
 import { startSvc, writeTree } from "../../packages/server/src/test/fixtures.ts";
 
 const COMPONENTS = 12;

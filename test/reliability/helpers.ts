@@ -1,5 +1,19 @@
-/** Helpers of the reliability tests: exact-byte HTTP requests, loggers that remember. */
+/**
+ * Helpers of the reliability tests: exact-byte HTTP requests, loggers that remember, the
+ * bridges they run against, temporary directories, signals between a test and the code it
+ * holds up.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import type { Driver } from "../conformance/drivers/driver.ts";
+import { expressDriver } from "../conformance/drivers/express.ts";
+import { fastifyDriver } from "../conformance/drivers/fastify.ts";
+import { honoDriver } from "../conformance/drivers/hono.ts";
+import { koaDriver } from "../conformance/drivers/koa.ts";
+import { nodeDriver } from "../conformance/drivers/node.ts";
 import type { WireErrorKind as ErrorKind, Logger } from "../conformance/svc.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -128,4 +142,38 @@ export function recordingLogger(): Logger & { errors: unknown[]; warnings: strin
       errors.push(error ?? message);
     },
   };
+}
+
+/** The node handler and each framework bridge (its latest version), in a real server. */
+export const DRIVERS: Driver[] = [
+  nodeDriver,
+  expressDriver("express"),
+  fastifyDriver("fastify"),
+  koaDriver("koa"),
+  honoDriver,
+];
+
+/**
+ * Temporary directories of a test file, all removed after its tests: call once at the top of
+ * the file; the function it returns makes one (at load time too).
+ */
+export function tempDirs(): (prefix: string) => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+  return (prefix) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
+}
+
+/** A promise and the function that resolves it: a gate a test opens, or a sign it waits for. */
+export function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
 }

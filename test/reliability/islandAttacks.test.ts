@@ -8,9 +8,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../../packages/server/src/build/build.ts";
 import { ComponentRegistry } from "../../packages/server/src/components/componentRegistry.ts";
 import { silentLogger } from "../../packages/server/src/logger.ts";
-import { build } from "../../packages/server/src/production/build.ts";
 import { cn, writeTree } from "../../packages/server/src/test/fixtures.ts";
 import { createNodeHandler, type NodeHandler } from "../../packages/server/src/transports/node.ts";
 

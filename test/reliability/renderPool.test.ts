@@ -7,8 +7,11 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { type DevServer, startDevServer } from "../../packages/server/src/cli/devServer.ts";
 import { ComponentRegistry } from "../../packages/server/src/components/componentRegistry.ts";
+import {
+  type DevServer,
+  startDevServer,
+} from "../../packages/server/src/devServer/startDevServer.ts";
 import { silentLogger } from "../../packages/server/src/logger.ts";
 import { writeTree } from "../../packages/server/src/test/fixtures.ts";
 import { createNodeHandler } from "../../packages/server/src/transports/node.ts";

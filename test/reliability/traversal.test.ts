@@ -12,20 +12,14 @@ import {
   mkdtempSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Driver, Running } from "../conformance/drivers/driver.ts";
-import { expressDriver } from "../conformance/drivers/express.ts";
-import { fastifyDriver } from "../conformance/drivers/fastify.ts";
-import { honoDriver } from "../conformance/drivers/hono.ts";
-import { koaDriver } from "../conformance/drivers/koa.ts";
+import type { Running } from "../conformance/drivers/driver.ts";
 import { nodeDriver } from "../conformance/drivers/node.ts";
 import {
   ComponentRegistry,
@@ -35,22 +29,18 @@ import {
   silentLogger,
 } from "../conformance/svc.ts";
 import {
+  DRIVERS,
   ERROR_KINDS,
   encodeAll,
   JSON_TYPE,
   type RawAnswer,
   recordingLogger,
   sendRaw,
+  tempDirs,
   utf8Bytes,
 } from "./helpers.ts";
 
-const DRIVERS: Driver[] = [
-  nodeDriver,
-  expressDriver("express"),
-  fastifyDriver("fastify"),
-  koaDriver("koa"),
-  honoDriver,
-];
+const tempDir = tempDirs();
 
 /** A fresh secret per run, so a match can only come from reading the planted file. */
 const token = (label: string) => `SECRET-${label}-${randomBytes(8).toString("hex")}`;
@@ -73,7 +63,7 @@ interface Planted {
  *   build/manifest.json, build/bundles/greeting.<hash>.js
  */
 function plant(): Planted {
-  const root = mkdtempSync(join(tmpdir(), "svc-traversal-"));
+  const root = tempDir("svc-traversal-");
   const secrets: Planted["secrets"] = {};
   const write = (path: string, text: string) => {
     const file = join(root, path);
@@ -256,7 +246,6 @@ function answeredBySvc(answer: RawAnswer): boolean {
 }
 
 const planted = plant();
-afterAll(() => rmSync(planted.root, { recursive: true, force: true }));
 
 function accessTimes(): Record<string, number> {
   return Object.fromEntries(

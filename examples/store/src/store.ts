@@ -36,6 +36,7 @@ import {
   type ProductCardProps,
   productFormPage,
   productPage,
+  STATIC_SVC_URL,
 } from "./pages.ts";
 import { COMPONENTS_DIR, FIXTURES_DIR, PUBLIC_DIR } from "./paths.ts";
 import { type PreviewProps, previewProduct } from "./preview.ts";
@@ -113,7 +114,9 @@ export function openStore(config: StoreConfig): Store {
       ? createStaticFiles(config.buildDir)
       : undefined;
   const svcOptions: BridgeOptions = config.production
-    ? { buildDir: config.buildDir, staticMode: true }
+    ? // Islands name the build where the store serves it, so the page and the loader fetch
+      // each file at one URL.
+      { buildDir: config.buildDir, staticMode: true, staticUrl: STATIC_SVC_URL.slice(0, -1) }
     : {};
   const handlers = createHandlers(registry, svcOptions);
   const csrf = new Csrf(config.secret);

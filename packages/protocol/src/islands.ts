@@ -50,6 +50,18 @@ export const ISLAND_ATTRIBUTES = {
    * empty, and the browser renders the component itself instead of hydrating.
    */
   fallback: "data-svc-fallback",
+  /** Follow live reload: on the loader's script tag (every container) or on one container. */
+  live: "data-svc-live",
+  /** On `islands.js`'s script tag: the loader to fetch, when not `loader.js` beside it. */
+  loader: "data-svc-loader",
+  /** On the element that shows a component's failure: the error's kind. */
+  error: "data-svc-error",
+  /** On the `<style>` of an island's CSS-in-JS rules: the component. */
+  styles: "data-svc-styles",
+  /** On an island's stylesheet links: the component. */
+  css: "data-svc-css",
+  /** Where a batch of components rendered at once is parted (server-side only). */
+  split: "data-svc-split",
 } as const;
 
 /**

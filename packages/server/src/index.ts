@@ -23,6 +23,15 @@ export {
   type SvcProps,
   type WireErrorKind,
 } from "@svc/protocol";
+export { type BuildOptions, build } from "./build/build.ts";
+export {
+  BuildFailedError,
+  type BuildFailure,
+  BuildOutputError,
+  BuildSetupError,
+} from "./build/buildErrors.ts";
+export { formatBuildReport } from "./build/buildReport.ts";
+export type { BuildResult, BuiltBundle } from "./build/buildResult.ts";
 export {
   type BundleOptions,
   type BundleOutput,
@@ -32,26 +41,6 @@ export {
   EXTERNALS,
   esbuildBundler,
 } from "./bundling/bundler.ts";
-export {
-  CONFIG_FILES,
-  type ConfigFlags,
-  createRegistry,
-  DEFAULT_DEV_ORIGIN,
-  defineConfig,
-  loadConfigFile,
-  type ResolveConfigOptions,
-  type ResolvedConfig,
-  resolveConfig,
-  type SourceConfig,
-  type SvcConfig,
-  UsageError,
-} from "./cli/config.ts";
-export {
-  type DevServer,
-  type DevServerOptions,
-  STATIC_PREFIX,
-  startDevServer,
-} from "./cli/devServer.ts";
 export {
   type Component,
   ComponentRegistry,
@@ -64,6 +53,21 @@ export {
   type ComponentSchema,
   parseSchema,
 } from "./components/metadata.ts";
+export { createRegistry } from "./config/createRegistry.ts";
+export { CONFIG_FILES, loadConfigFile } from "./config/loadConfigFile.ts";
+export {
+  type ResolveConfigOptions,
+  type ResolvedConfig,
+  resolveConfig,
+} from "./config/resolveConfig.ts";
+export {
+  type ConfigFlags,
+  DEFAULT_DEV_ORIGIN,
+  defineConfig,
+  type SourceConfig,
+  type SvcConfig,
+} from "./config/svcConfig.ts";
+export { UsageError } from "./config/usageError.ts";
 export {
   createLiveReload,
   type LiveErrorEvent,
@@ -71,6 +75,12 @@ export {
   type LiveReload,
   type LiveReloadOptions,
 } from "./dev/liveReload.ts";
+export { STATIC_PREFIX } from "./devServer/devRoutes.ts";
+export {
+  type DevServer,
+  type DevServerOptions,
+  startDevServer,
+} from "./devServer/startDevServer.ts";
 export {
   BundleError,
   type BundleErrorLocation,
@@ -106,17 +116,6 @@ export {
 export { escapeHtml, renderWidget, type WidgetOptions } from "./http/widget.ts";
 export { consoleLogger, type Logger, silentLogger } from "./logger.ts";
 export {
-  BuildFailedError,
-  type BuildFailure,
-  type BuildOptions,
-  BuildOutputError,
-  type BuildResult,
-  BuildSetupError,
-  type BuiltBundle,
-  build,
-  formatBuildReport,
-} from "./production/build.ts";
-export {
   MANIFEST_FILE,
   type Manifest,
   type ManifestEntry,
@@ -124,8 +123,8 @@ export {
   parseManifest,
   readManifest,
   resolveBuildDir,
-} from "./production/manifest.ts";
-export { type PrebuiltBundle, PrebuiltBundles } from "./production/prebuiltBundles.ts";
+} from "./served/manifest.ts";
+export { type PrebuiltBundle, PrebuiltBundles } from "./served/prebuiltBundles.ts";
 export {
   createStaticFiles,
   IMMUTABLE_CACHE_CONTROL,
@@ -133,13 +132,7 @@ export {
   type StaticFile,
   type StaticFiles,
   type StaticFilesOptions,
-} from "./production/staticFiles.ts";
-export {
-  type GenerateTypesOptions,
-  generateTypes,
-  TYPES_FILE,
-  writeTypesFile,
-} from "./production/typesFile.ts";
+} from "./served/staticFiles.ts";
 export type { HandlerOptions } from "./service/handlerOptions.ts";
 export { createHandlers } from "./service/handlers.ts";
 export type {
@@ -168,6 +161,12 @@ export {
   type FetchHandlerOptions,
 } from "./transports/fetch.ts";
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from "./transports/node.ts";
+export {
+  type GenerateTypesOptions,
+  generateTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from "./types/typesFile.ts";
 export {
   devLoaderScriptPath,
   islandsScriptPath,

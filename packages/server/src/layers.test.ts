@@ -14,14 +14,19 @@ export const LAYERS = [
   ".",
   "util",
   "components",
+  "types", // `svc types`: declarations from the components' schemas; needs nothing else
   "bundling",
-  "production",
+  "served", // reads a finished build; service/ answers from it
+  "build", // `svc build`: bundles and publishes what served/ reads
   "ssr",
   "service",
   "http",
   "dev",
   "transports",
-  "cli",
+  "config", // `svc.config`: its schema and the one resolver behind every command
+  "devServer", // `svc serve`'s server: the node transport, the playground, connection bounds
+  "scaffold", // `svc init`'s files: what it writes into a project, all or nothing
+  "cli", // the command line: flags, printing, exit codes; one file per command
 ] as const;
 
 function layerOf(file: string): number {

@@ -34,6 +34,24 @@ export interface Driver {
   start(spec: MountSpec): Promise<Running>;
 }
 
+/**
+ * A driver for a framework installed under several package names (`pkg`: "express",
+ * "express4", …): `mount` gets the default export of the one named and mounts svc on it.
+ */
+export function frameworkDriver<Framework>(
+  framework: string,
+  pkg: string,
+  mount: (framework: Framework, spec: MountSpec) => Promise<Running>,
+): Driver {
+  return {
+    name: `${framework} (${pkg})`,
+    normalisesDotSegments: false,
+    async start(spec) {
+      return mount(((await import(pkg)) as { default: Framework }).default, spec);
+    },
+  };
+}
+
 export function isHandlers(source: ComponentRegistry | Handlers): source is Handlers {
   return typeof (source as Handlers).getBundle === "function";
 }

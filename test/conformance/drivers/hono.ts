@@ -1,8 +1,8 @@
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { svcHono } from "../../../packages/server/src/transports/hono.ts";
-import type { Driver } from "./driver.ts";
+import { type Driver, runningNode } from "./driver.ts";
 
 /**
  * `app.use(`${prefix}/*`, svcHono(…))`, served by @hono/node-server. Which Hono runs is the
@@ -18,14 +18,7 @@ export const honoDriver: Driver = {
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
     });
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          if ("closeAllConnections" in server) server.closeAllConnections();
-        }),
-    };
+    // @hono/node-server's `serve` makes a node:http server unless told otherwise.
+    return runningNode(server as Server);
   },
 };

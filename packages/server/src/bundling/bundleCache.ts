@@ -6,8 +6,11 @@ import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
-import type { BundleFile, BundleOptions, BundleOutput, Bundler } from "./bundler.ts";
-import { afterPoll, type RecordWatch, recordChangesHeard, watchRecord } from "./dirWatches.ts";
+import type { BundleOutput, Bundler } from "./bundler.ts";
+import { afterPoll, type RecordWatch } from "./dirWatches.ts";
+import type { BundleOptions } from "./esbuildOptions.ts";
+import type { BundleFile } from "./finishOutput.ts";
+import { type Freshness, unownedFreshness } from "./freshness.ts";
 
 /** A bundle held by the dev cache. */
 export interface CachedBundle {
@@ -58,6 +61,12 @@ export interface BundleCacheOptions {
    * (see `dirWatches.ts`). Default: true. False: every check stats.
    */
   watch?: boolean;
+  /**
+   * The freshness state it shares with the rest of its handler set (the turn's stats, the
+   * records' watches and who hears of them). Default: the one of parts made without a handler
+   * set (`unownedFreshness`).
+   */
+  freshness?: Freshness;
 }
 
 /**
@@ -79,6 +88,7 @@ export class BundleCache {
   readonly #files: ByteLru<string, Uint8Array>;
   readonly #inflight = new Map<ComponentName, Promise<Built>>();
   readonly #watch: boolean;
+  readonly #freshness: Freshness;
   /**
    * The watches of a component's last kept bundle while its builds fail or are not kept
    * (racy), held while someone follows the watches (live reload): such a build records
@@ -97,6 +107,7 @@ export class BundleCache {
       (e) => e.watch?.release(),
     );
     this.#watch = options.watch ?? true;
+    this.#freshness = options.freshness ?? unownedFreshness;
     this.#files = new ByteLru(maxBytes, (bytes) => bytes.byteLength);
     this.#bundleOptions = options.bundleOptions ?? {};
     this.#timeoutMs = options.buildTimeoutMs ?? 30_000;
@@ -187,7 +198,8 @@ export class BundleCache {
   /** The watches of `name`'s last kept bundle, held (see `#heldWatches`). */
   #holdWatches(name: ComponentName): void {
     const entry = this.#entries.peek(name);
-    if (entry?.watch == null || this.#heldWatches.has(name) || !recordChangesHeard()) return;
+    if (entry?.watch == null || this.#heldWatches.has(name) || !this.#freshness.watches.listening)
+      return;
     this.#heldWatches.set(name, entry.watch);
     entry.watch = null; // not released with the entry
   }
@@ -235,12 +247,17 @@ export class BundleCache {
   /** Every input of `entry` checked by stats; its watches learn the outcome. */
   #statCheck(entry: Entry): boolean {
     // Set before the stat check that confirms them: a change in between is seen by the stats.
-    if (entry.watch === undefined) entry.watch = watchRecord(entry.inputs.interests()) ?? null;
+    if (entry.watch === undefined) entry.watch = this.#watchRecord(entry.inputs);
     entry.watch?.mark();
     // Confirming watches, the stats must be taken after the mark, not shared from earlier.
     if (!entry.inputs.isFresh(entry.watch === null)) return false;
     entry.watch?.confirm();
     return true;
+  }
+
+  /** The watches of a record, null when they cannot vouch for it. */
+  #watchRecord(inputs: BundleInputs): RecordWatch | null {
+    return this.#freshness.watches.watch(inputs.interests()) ?? null;
   }
 
   /**
@@ -340,6 +357,7 @@ export class BundleCache {
       output.inputs,
       output.resolutions ?? [],
       startedNs,
+      this.#freshness.stats,
     );
     const entry: Entry = {
       ...bundleOf(component, output),
@@ -360,8 +378,8 @@ export class BundleCache {
       // now on, not from its first stat check: a change is heard before anyone asks for the
       // bundle again. (They vouch for nothing until a stat check confirms them.) Otherwise a
       // bundle asked for once holds no watch.
-      if (entry.watch === undefined && recordChangesHeard()) {
-        entry.watch = watchRecord(inputs.interests()) ?? null;
+      if (entry.watch === undefined && this.#freshness.watches.listening) {
+        entry.watch = this.#watchRecord(inputs);
       }
       this.#entries.set(component.name, entry);
     }

@@ -28,7 +28,7 @@ import { basename, dirname, relative, resolve } from "node:path";
 import type * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { isInside, toPosix } from "../util/paths.ts";
-import type { Resolution } from "./bundleInputs.ts";
+import type { Resolution } from "./recordCollector.ts";
 
 /** Files a component may import as a URL, with the Content-Type svc serves them with. */
 export const ASSET_TYPES: Readonly<Record<string, string>> = {

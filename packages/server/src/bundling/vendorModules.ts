@@ -17,7 +17,7 @@ import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
 import { loaderFile } from "../util/loaderFiles.ts";
-import { BROWSER_BUILD } from "./bundler.ts";
+import { BROWSER_BUILD } from "./esbuildOptions.ts";
 
 /** The modules the import map maps (`IMPORT_MAP_MODULES` of the protocol). */
 export const VENDOR_MODULES = IMPORT_MAP_MODULES;

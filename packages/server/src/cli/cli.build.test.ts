@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { build } from "../build/build.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { silentLogger } from "../logger.ts";
-import { build } from "../production/build.ts";
 import {
   readManifestOf,
   runSvc,

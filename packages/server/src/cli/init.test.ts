@@ -15,9 +15,11 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { UsageError } from "../config/usageError.ts";
+import { init } from "../scaffold/init.ts";
+import type { Framework } from "../scaffold/packageJson.ts";
 import { runSvc, snapshot, writeTree } from "../test/fixtures.ts";
-import { UsageError } from "./config.ts";
-import { type Framework, formatInitReport, init } from "./init.ts";
+import { formatInitReport } from "./init.ts";
 
 const repoModules = fileURLToPath(new URL("../../../../node_modules", import.meta.url));
 

@@ -1,16 +1,18 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
+import { createRegistry } from "../config/createRegistry.ts";
+import { resolveConfig } from "../config/resolveConfig.ts";
+import { UsageError } from "../config/usageError.ts";
 import { InvalidSchemaError } from "../errors.ts";
 import { consoleLogger } from "../logger.ts";
-import { generatePythonTypes } from "../production/pythonTypes.ts";
+import { generatePythonTypes } from "../types/pythonTypes.ts";
 import {
   canResolveTypesModule,
   generateTypes,
   isTypesFileCurrent,
   TYPES_FILE,
   writeTypesFile,
-} from "../production/typesFile.ts";
-import { createRegistry, resolveConfig, UsageError } from "./config.ts";
+} from "../types/typesFile.ts";
 
 export interface TypesFlags {
   config?: string;

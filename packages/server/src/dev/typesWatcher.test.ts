@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { Logger } from "../logger.ts";
-import { generateTypes } from "../production/typesFile.ts";
 import { settleWrites, writeTree } from "../test/fixtures.ts";
+import { generateTypes } from "../types/typesFile.ts";
 import { type TypesWatcher, watchTypes } from "./typesWatcher.ts";
 
 const schema = (description: string) =>

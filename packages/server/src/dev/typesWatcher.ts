@@ -2,7 +2,7 @@ import { join, relative } from "node:path";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import { SchemaReader } from "../components/metadata.ts";
 import type { Logger } from "../logger.ts";
-import { canResolveTypesModule, generateTypes, writeTypesFile } from "../production/typesFile.ts";
+import { canResolveTypesModule, generateTypes, writeTypesFile } from "../types/typesFile.ts";
 import { isRacy, nowNs, stampOf } from "../util/fileStamp.ts";
 import { type SourceWatcher, watchSources } from "./sourceWatcher.ts";
 
@@ -36,23 +36,98 @@ export function watchTypes(
   registry: ComponentRegistry,
   options: TypesWatcherOptions,
 ): TypesWatcher {
-  const { file, logger, generate = generateTypes } = options;
-  const schemas = new SchemaReader();
-  const shown = relative(process.cwd(), file) || file;
+  return new SchemaTypesWatcher(registry, options);
+}
+
+class SchemaTypesWatcher implements TypesWatcher {
+  readonly ready: Promise<void>;
+  readonly #registry: ComponentRegistry;
+  readonly #file: string;
+  readonly #logger: Logger;
+  readonly #generate: typeof generateTypes;
+  readonly #schemas = new SchemaReader();
+  /** The file's name as the log shows it. */
+  readonly #shown: string;
+  readonly #watcher: SourceWatcher | undefined;
   /** The components and schema stamps the file was last generated from. */
-  let generatedFrom: string | undefined;
-  let lastProblem: string | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let debounce: NodeJS.Timeout | undefined;
-  let watcher: SourceWatcher | undefined;
-  let closed = false;
+  #generatedFrom: string | undefined;
+  #lastProblem: string | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #debounce: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(registry: ComponentRegistry, options: TypesWatcherOptions) {
+    this.#registry = registry;
+    this.#file = options.file;
+    this.#logger = options.logger;
+    this.#generate = options.generate ?? generateTypes;
+    this.#shown = relative(process.cwd(), options.file) || options.file;
+    if (!canResolveTypesModule(options.file)) {
+      this.#logger.warn(
+        `svc types: @svc/protocol cannot be found from ${this.#shown}, so TypeScript ignores its declarations — install @svc/protocol in this project`,
+      );
+    }
+    this.ready = this.update();
+    if (options.watch !== false) {
+      this.#watcher = watchSources(
+        registry.sources.map((source) => source.dir),
+        () => {
+          clearTimeout(this.#debounce);
+          this.#debounce = setTimeout(() => void this.update(), options.debounceMs ?? 50);
+        },
+      );
+    }
+  }
+
+  update(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#run()
+      .catch((error: unknown) =>
+        this.#logger.error(`svc types: updating ${this.#shown} failed`, error),
+      )
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again && !this.#closed) {
+          this.#again = false;
+          void this.update();
+        }
+      });
+    return this.#running;
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#debounce);
+    this.#watcher?.close();
+  }
+
+  async #run(): Promise<void> {
+    await this.#registry.refreshAsync();
+    const from = this.#fingerprint();
+    if (from !== undefined && from === this.#generatedFrom) return;
+    try {
+      const content = await this.#generate(this.#registry, { schemas: this.#schemas });
+      if (this.#closed) return;
+      if (writeTypesFile(this.#file, content)) this.#logger.info(`svc types: wrote ${this.#shown}`);
+      this.#generatedFrom = from;
+      this.#lastProblem = undefined;
+    } catch (error) {
+      const problem = (error as Error).message;
+      if (problem === this.#lastProblem) return;
+      this.#lastProblem = problem;
+      this.#logger.warn(`svc types: ${this.#shown} not updated — ${problem}`);
+    }
+  }
 
   /** What the file depends on, or undefined when a schema changed too recently to trust. */
-  function fingerprint(): string | undefined {
+  #fingerprint(): string | undefined {
     const readAt = nowNs();
     const parts: string[] = [];
-    for (const component of registry.list()) {
+    for (const component of this.#registry.list()) {
       const stamp = stampOf(join(component.dir, "schema.json"));
       if (stamp !== undefined && isRacy(stamp, readAt)) return undefined;
       parts.push(
@@ -63,64 +138,4 @@ export function watchTypes(
     }
     return parts.join("\n");
   }
-
-  async function run(): Promise<void> {
-    await registry.refreshAsync();
-    const from = fingerprint();
-    if (from !== undefined && from === generatedFrom) return;
-    try {
-      const content = await generate(registry, { schemas });
-      if (closed) return;
-      if (writeTypesFile(file, content)) logger.info(`svc types: wrote ${shown}`);
-      generatedFrom = from;
-      lastProblem = undefined;
-    } catch (error) {
-      const problem = (error as Error).message;
-      if (problem === lastProblem) return;
-      lastProblem = problem;
-      logger.warn(`svc types: ${shown} not updated — ${problem}`);
-    }
-  }
-
-  function update(): Promise<void> {
-    if (running !== undefined) {
-      again = true;
-      return running;
-    }
-    running = run()
-      .catch((error: unknown) => logger.error(`svc types: updating ${shown} failed`, error))
-      .finally(() => {
-        running = undefined;
-        if (again && !closed) {
-          again = false;
-          void update();
-        }
-      });
-    return running;
-  }
-
-  if (!canResolveTypesModule(file)) {
-    logger.warn(
-      `svc types: @svc/protocol cannot be found from ${shown}, so TypeScript ignores its declarations — install @svc/protocol in this project`,
-    );
-  }
-  const ready = update();
-  if (options.watch !== false) {
-    watcher = watchSources(
-      registry.sources.map((source) => source.dir),
-      () => {
-        clearTimeout(debounce);
-        debounce = setTimeout(() => void update(), options.debounceMs ?? 50);
-      },
-    );
-  }
-  return {
-    ready,
-    update,
-    close() {
-      closed = true;
-      clearTimeout(debounce);
-      watcher?.close();
-    },
-  };
 }

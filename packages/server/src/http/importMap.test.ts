@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:
 import { join } from "node:path";
 import { IMPORT_MAP_MODULES } from "@svc/protocol";
 import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../build/build.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
-import { build } from "../production/build.ts";
 import { typicalComponent, writeTree } from "../test/fixtures.ts";
 import { createImportMap, renderImportMap } from "./importMap.ts";
 

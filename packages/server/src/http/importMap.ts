@@ -1,9 +1,9 @@
 import { ESM_LOADER_PATH, VENDOR_PATH } from "@svc/protocol";
 import { completeVendorModules, VENDOR_DIR } from "../bundling/vendorModules.ts";
-import { type ImportMap, readImportMap } from "../production/importMapFile.ts";
+import { type ImportMap, readImportMap } from "../served/importMapFile.ts";
 import { escapeHtml } from "../util/html.ts";
 
-export type { ImportMap } from "../production/importMapFile.ts";
+export type { ImportMap } from "../served/importMapFile.ts";
 
 export interface ImportMapOptions {
   /**

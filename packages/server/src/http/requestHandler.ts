@@ -26,6 +26,7 @@ import {
   loaderScriptPath,
 } from "../util/loaderFiles.ts";
 import { turnEnd } from "../util/loopTurn.ts";
+import { andThen } from "../util/maybePromise.ts";
 import {
   bundleFileResponse,
   bundleResponse,
@@ -268,9 +269,7 @@ function respond(
       // No async function: a warm bundle's links are known, and each await is a microtask.
       return handlers.getBundle(name, options).then((bundle) => {
         const vendor = vendorLinks(bundle.code);
-        return vendor instanceof Promise
-          ? vendor.then((links) => bundleResponse(request, bundle, links, started))
-          : bundleResponse(request, bundle, vendor, started);
+        return andThen(vendor, (links) => bundleResponse(request, bundle, links, started));
       });
     }
     case "stylesheet": {

@@ -1,4 +1,5 @@
 import {
+  ISLAND_ATTRIBUTES,
   type KnownName,
   type PropsFor,
   type PropsParameters,
@@ -40,12 +41,12 @@ export function renderWidget<P extends object = never, N extends string = string
     throw new TypeError(`renderWidget("${name}"): props must be a plain object`);
   }
   const attributes: [string, string][] = [
-    ["data-svc-component", name],
-    ["data-svc-props", JSON.stringify(props)],
-    ["data-svc-api", options.apiBase ?? "/api"],
+    [ISLAND_ATTRIBUTES.component, name],
+    [ISLAND_ATTRIBUTES.props, JSON.stringify(props)],
+    [ISLAND_ATTRIBUTES.api, options.apiBase ?? "/api"],
   ];
-  if (options.hash !== undefined) attributes.push(["data-svc-hash", options.hash]);
-  if (options.live) attributes.push(["data-svc-live", ""]);
+  if (options.hash !== undefined) attributes.push([ISLAND_ATTRIBUTES.hash, options.hash]);
+  if (options.live) attributes.push([ISLAND_ATTRIBUTES.live, ""]);
   const rendered = attributes.map(([key, value]) => ` ${key}="${escapeHtml(value)}"`).join("");
   return `<div${rendered}><div class="svc-loading" aria-busy="true">Loading…</div></div>`;
 }

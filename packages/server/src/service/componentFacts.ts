@@ -5,7 +5,7 @@ import {
   type ComponentMetadata,
   type SchemaReader,
 } from "../components/metadata.ts";
-import type { PrebuiltBundles } from "../production/prebuiltBundles.ts";
+import type { PrebuiltBundles } from "../served/prebuiltBundles.ts";
 import { type BundleResult, MAX_PRELOADS, type Preload } from "./handlerTypes.ts";
 import type { LiveBundles } from "./liveBundles.ts";
 

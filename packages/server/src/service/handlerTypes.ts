@@ -6,12 +6,12 @@ import type { BundleListEntry, ComponentName } from "@svc/protocol";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { ComponentMetadata } from "../components/metadata.ts";
 import type { Logger } from "../logger.ts";
-import type { StaticFile } from "../production/staticFiles.ts";
+import type { StaticFile } from "../served/staticFiles.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
 import type { Health } from "../ssr/renderEngine.ts";
 
 export type { BundleListEntry } from "@svc/protocol";
-export type { StaticFile } from "../production/staticFiles.ts";
+export type { StaticFile } from "../served/staticFiles.ts";
 export type { Health } from "../ssr/renderEngine.ts";
 
 /** One bundle as the bundle endpoint serves it. */

@@ -147,3 +147,16 @@ describe("createHandlers: observers (live reload)", () => {
     expect(told).toEqual([`card@${warm.hash}`]);
   });
 });
+
+describe("createHandlers: a set of functions", () => {
+  it("answers through methods taken off it, as the object literal it replaced did", async () => {
+    const { handlers } = counted(writeTree(typicalComponent("card")));
+    const { getBundle, listBundles, getMetadata, health, close } = handlers;
+    await expect(listBundles()).resolves.toEqual([{ name: "card" }]);
+    await expect(getBundle(cn("card"))).resolves.toMatchObject({ name: "card" });
+    await expect(getMetadata(cn("card"))).resolves.toMatchObject({ name: "card" });
+    expect(health?.()).toHaveProperty("ready");
+    await close?.();
+    expect(health?.()).toEqual({ ready: false, reason: "shutting down" });
+  });
+});

@@ -10,13 +10,14 @@ import { BundleCache } from "../bundling/bundleCache.ts";
 import { type BundleFile, contentHash, esbuildBundler } from "../bundling/bundler.ts";
 import { fileTypeOf, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { afterPoll } from "../bundling/dirWatches.ts";
+import { Freshness } from "../bundling/freshness.ts";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import { SchemaReader } from "../components/metadata.ts";
 import { BundleError, StaticModeError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
-import { PrebuiltBundles } from "../production/prebuiltBundles.ts";
-import { createStaticFiles, type StaticFiles, SVG_POLICY } from "../production/staticFiles.ts";
+import { PrebuiltBundles } from "../served/prebuiltBundles.ts";
+import { createStaticFiles, type StaticFiles, SVG_POLICY } from "../served/staticFiles.ts";
 import { IslandRenderer } from "../ssr/islandRenderer.ts";
 import { ComponentFacts } from "./componentFacts.ts";
 import type { HandlerOptions } from "./handlerOptions.ts";
@@ -54,6 +55,21 @@ function isHandlers(value: ComponentRegistry | Handlers): value is Handlers {
   return typeof (value as Handlers).getBundle === "function";
 }
 
+const METHODS = [
+  "observe",
+  "listBundles",
+  "getBundle",
+  "peekBundle",
+  "getMetadata",
+  "getStylesheet",
+  "getBundleFile",
+  "renderIsland",
+  "renderIslands",
+  "warm",
+  "health",
+  "close",
+] as const satisfies readonly (keyof HandlerSet)[];
+
 class HandlerSet implements Handlers {
   readonly registry: ComponentRegistry;
   readonly logger: Logger;
@@ -79,6 +95,7 @@ class HandlerSet implements Handlers {
       bundleOptions: options.bundleOptions,
       buildTimeoutMs: options.buildTimeoutMs,
       watch: options.watchFiles,
+      freshness: Freshness.of(this), // this handler set's own (see `bundling/freshness.ts`)
     });
     const prebuilt =
       options.buildDir === undefined
@@ -114,6 +131,12 @@ class HandlerSet implements Handlers {
         : undefined,
       logger: this.logger,
     });
+    // A handler set was once a plain object of functions, and callers still take them off it
+    // (`const { getBundle } = handlers`, a wrapper that calls the original): each is bound.
+    for (const method of METHODS) {
+      const bound = (this[method] as (...args: never[]) => unknown).bind(this);
+      Object.defineProperty(this, method, { value: bound, writable: true, configurable: true });
+    }
   }
 
   observe(observer: HandlerObserver): () => void {

@@ -3,7 +3,7 @@ import type { CachedBundle } from "../bundling/bundleCache.ts";
 import type { BundleOptions, FinishedOutput } from "../bundling/bundler.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { buildMetadata, type SchemaReader } from "../components/metadata.ts";
-import type { PrebuiltBundle, PrebuiltBundles } from "../production/prebuiltBundles.ts";
+import type { PrebuiltBundle, PrebuiltBundles } from "../served/prebuiltBundles.ts";
 import type { IslandSource, IslandSources, ServerBundle } from "../ssr/islandRenderer.ts";
 import { ServerSourceMaps } from "../ssr/serverSourceMaps.ts";
 import { builtStylesheets, type ComponentFacts } from "./componentFacts.ts";

@@ -5,7 +5,7 @@ import { componentNotFound } from "../components/closestName.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
 import type { ComponentNotFoundError } from "../errors.ts";
-import type { PrebuiltBundles } from "../production/prebuiltBundles.ts";
+import type { PrebuiltBundles } from "../served/prebuiltBundles.ts";
 import type { GetBundleOptions } from "./handlerTypes.ts";
 
 /**

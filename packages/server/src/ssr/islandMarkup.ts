@@ -62,7 +62,7 @@ export class IslandMarkup {
     const style =
       styles === ""
         ? ""
-        : `<style data-svc-styles="${escapeHtml(name)}">${styleText(styles)}</style>`;
+        : `<style ${ISLAND_ATTRIBUTES.styles}="${escapeHtml(name)}">${styleText(styles)}</style>`;
     const escapedProps = escapeSingleQuoted(JSON.stringify(props));
     // It loaded no other component (each one loaded has its server bundle here).
     if (bundles.size === 1) {
@@ -216,7 +216,7 @@ function linksOf(
     // the browser's cache answers the loader: one download per file.
     const cors = /^[a-z][a-z\d+.-]*:/i.test(filesRoot) ? " crossorigin" : "";
     for (const sheet of sheets) {
-      links += `<link rel="stylesheet" href="${escapeHtml(`${filesRoot}/bundles/${sheet}`)}"${cors} data-svc-css="${escapeHtml(name)}">`;
+      links += `<link rel="stylesheet" href="${escapeHtml(`${filesRoot}/bundles/${sheet}`)}"${cors} ${ISLAND_ATTRIBUTES.css}="${escapeHtml(name)}">`;
     }
   }
   return links;

@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 
 // React's markers
 
@@ -40,7 +41,7 @@ export const LEADING_HINTS =
  * no component's output can hold it).
  */
 export const SPLIT_VALUE = randomUUID();
-export const SPLIT_HTML = `<template data-svc-split="${SPLIT_VALUE}"></template>`;
+export const SPLIT_HTML = `<template ${ISLAND_ATTRIBUTES.split}="${SPLIT_VALUE}"></template>`;
 
 // React's useId, goober's sheet
 

@@ -4,7 +4,7 @@
  * bundles the same way and render the same tree — the one the browser hydrates,
  * `<SvcProvider><ServerComponent name props /></SvcProvider>` — so their HTML is the same.
  */
-import type { ComponentMetadata } from "@svc/protocol";
+import { type ComponentMetadata, ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { Evaluated } from "./evaluations.ts";
 import type { Peers } from "./peers.ts";
 import {
@@ -229,7 +229,7 @@ export function renderBatch(
   items: readonly { own: Evaluated; props: Record<string, unknown> }[],
 ): string[] | undefined {
   const children: ReturnType<Peers["createElement"]>[] = [];
-  const split = createElement("template", { "data-svc-split": SPLIT_VALUE });
+  const split = createElement("template", { [ISLAND_ATTRIBUTES.split]: SPLIT_VALUE });
   for (const { own, props } of items) {
     // One before each: whatever React hoists ahead of the first (hints, titles, styles with a
     // precedence, for the whole render) shows before the first of them.

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { type ComponentName, parseComponentName } from "@svc/protocol";
 import { afterAll, afterEach, onTestFinished, vi } from "vitest";
 import { type Bundler, esbuildBundler } from "../bundling/bundler.ts";
-import { type Manifest, parseManifest } from "../production/manifest.ts";
+import { type Manifest, parseManifest } from "../served/manifest.ts";
 
 /** A checked component name, for calls that take one (`handlers.getBundle(cn("x"))`). */
 export function cn(name: string): ComponentName {

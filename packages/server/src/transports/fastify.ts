@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+import { andThen } from "../util/maybePromise.ts";
 import { type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest } from "./internal/node.ts";
 import { belowDepth, mountDepth } from "./mount.ts";
@@ -39,9 +40,7 @@ export const svcFastify: FastifyPluginAsync<SvcFastifyOptions> = async (app, opt
   app.all("/*", (request, reply) => {
     const url = belowDepth(request.raw.url ?? "/", depth);
     const response = handle(toSvcRequest(request.raw, url, reply.raw));
-    return response instanceof Promise
-      ? response.then((ready) => send(reply, ready))
-      : send(reply, response);
+    return andThen(response, (ready) => send(reply, ready));
   });
 };
 

@@ -4,6 +4,7 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import { outsidePrefix } from "../http/requestHandler.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+import { andThen } from "../util/maybePromise.ts";
 import { type BridgeOptions, createBridgeHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
@@ -32,7 +33,7 @@ export function createFetchHandler(
     const below = belowPrefix(pathOf(request.url), prefix);
     if (below === undefined) return toWebResponse(outsidePrefix(pathOf(request.url)));
     const response = handle(fromWebRequest(request, below));
-    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
+    return andThen(response, toWebResponse);
   };
   return Object.assign(fetchHandler, { island: handle.islands.island, close: handle.close });
 }

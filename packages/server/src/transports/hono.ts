@@ -5,6 +5,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+import { andThen } from "../util/maybePromise.ts";
 import { requirePeer } from "../util/peer.ts";
 import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { fromWebRequest, pathOf, toWebResponse } from "./internal/web.ts";
@@ -42,7 +43,7 @@ export function svcHono(
     const url = below(pathOf(c.req.url), c.req.routePath);
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const response = handle(fromWebRequest(c.req.raw, url, incoming?.headers));
-    return response instanceof Promise ? response.then(toWebResponse) : toWebResponse(response);
+    return andThen(response, toWebResponse);
   };
   const locals: SvcHono["locals"] = (c, next) => {
     c.set("svc", islands);

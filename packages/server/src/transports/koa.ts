@@ -5,6 +5,7 @@ import type { ComponentRegistry } from "../components/componentRegistry.ts";
 import type { SvcIslands } from "../http/islands.ts";
 import type { SvcResponse } from "../http/requestHandler.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+import { andThen } from "../util/maybePromise.ts";
 import { type BridgeOptions, createFrameworkHandler, type SvcClosable } from "./bridgeHandler.ts";
 import { toNodeBody, toSvcRequest, writeNodeResponse } from "./internal/node.ts";
 import { belowPrefix, resolvePrefix } from "./mount.ts";
@@ -41,8 +42,7 @@ export function svcKoa(source: ComponentRegistry | Handlers, options: SvcKoaOpti
     const response = handle(
       toSvcRequest(ctx.req, url, ctx.res, () => (ctx.request as { body?: unknown }).body),
     );
-    if (response instanceof Promise) return response.then((ready) => answer(ctx, ready));
-    answer(ctx, response);
+    return andThen(response, (ready) => answer(ctx, ready));
   };
   return Object.assign(middleware, { island: islands.island, close: handle.close });
 }

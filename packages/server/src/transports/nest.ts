@@ -8,6 +8,7 @@ import type { SvcIslands as Islands } from "../http/islands.ts";
 import type { RequestHandler } from "../http/requestHandler.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
 import type { IslandOptions } from "../ssr/islandRenderer.ts";
+import { andThen, type MaybePromise } from "../util/maybePromise.ts";
 import { requirePeer } from "../util/peer.ts";
 import { type BridgeHandler, type BridgeOptions, createFrameworkHandler } from "./bridgeHandler.ts";
 import { toSvcRequest, writeNodeResponse } from "./internal/node.ts";
@@ -167,7 +168,7 @@ function createController(common: Common) {
     }
 
     /** Not async: an answer at hand is written at once, with no promise made. */
-    serve(req: PlatformRequest, res: PlatformResponse): Promise<void> | undefined {
+    serve(req: PlatformRequest, res: PlatformResponse): MaybePromise<void> {
       const raw = req.raw ?? req;
       const pattern = req.route?.path ?? req.routeOptions?.url ?? "";
       const url = this.#below(raw.url ?? "/", pattern);
@@ -177,11 +178,7 @@ function createController(common: Common) {
       // On Fastify the parsed body is the request object's, not the raw message's.
       const parsed = req.raw === undefined ? undefined : () => (req as { body?: unknown }).body;
       const response = this.#handle(toSvcRequest(raw, url, out, parsed));
-      if (response instanceof Promise) {
-        return response.then((ready) => writeNodeResponse(out, ready));
-      }
-      writeNodeResponse(out, response);
-      return undefined;
+      return andThen(response, (ready) => writeNodeResponse(out, ready));
     }
   }
   common.Controller()(SvcController);

@@ -12,6 +12,7 @@ import type {
   SvcRequest,
   SvcResponse,
 } from "../../http/requestHandler.ts";
+import { andThen } from "../../util/maybePromise.ts";
 
 /**
  * How long a request body may stall (no byte arriving), and how long it may take in all, in
@@ -28,12 +29,7 @@ export function answerNode(
   res: ServerResponse,
   url: string,
 ): void {
-  const response = handle(toSvcRequest(req, url, res));
-  if (response instanceof Promise) {
-    void response.then((ready) => writeNodeResponse(res, ready));
-  } else {
-    writeNodeResponse(res, response);
-  }
+  void andThen(handle(toSvcRequest(req, url, res)), (ready) => writeNodeResponse(res, ready));
 }
 
 /**
