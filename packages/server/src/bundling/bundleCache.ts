@@ -1,10 +1,10 @@
 import type { ComponentName } from "@svc/protocol";
+import { LRUCache } from "lru-cache";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
 import { errorKindOf, inSpan, instruments } from "../telemetry.ts";
 import { nowNs } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
-import { ByteLru } from "../util/lru.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleOutput, Bundler } from "./bundler.ts";
 import { afterPoll, type RecordWatch } from "./dirWatches.ts";
@@ -80,12 +80,12 @@ export class BundleCache {
   readonly #bundler: Bundler;
   readonly #bundleOptions: BundleOptions;
   readonly #timeoutMs: number;
-  readonly #entries: ByteLru<ComponentName, Entry>;
+  readonly #entries: LRUCache<ComponentName, Entry>;
   /**
    * The stylesheets and assets of the bundles built, by path (content-addressed, so never
    * stale): kept while recently built or served, within a bound of their own.
    */
-  readonly #files: ByteLru<string, Uint8Array>;
+  readonly #files: LRUCache<string, Uint8Array>;
   readonly #inflight = new Map<ComponentName, Promise<Built>>();
   readonly #watch: boolean;
   readonly #freshness: Freshness;
@@ -101,21 +101,24 @@ export class BundleCache {
   constructor(bundler: Bundler, options: BundleCacheOptions = {}) {
     this.#bundler = bundler;
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    this.#entries = new ByteLru(
-      maxBytes,
-      (e) => e.code.byteLength,
-      (e) => e.watch?.release(),
-    );
+    this.#entries = new LRUCache<ComponentName, Entry>({
+      maxSize: maxBytes,
+      sizeCalculation: (e) => Math.max(1, e.code.byteLength),
+      dispose: (e) => e.watch?.release(),
+    });
     this.#watch = options.watch ?? true;
     this.#freshness = options.freshness ?? unownedFreshness;
-    this.#files = new ByteLru(maxBytes, (bytes) => bytes.byteLength);
+    this.#files = new LRUCache<string, Uint8Array>({
+      maxSize: maxBytes,
+      sizeCalculation: (bytes) => Math.max(1, bytes.byteLength),
+    });
     this.#bundleOptions = options.bundleOptions ?? {};
     this.#timeoutMs = options.buildTimeoutMs ?? 30_000;
   }
 
   /** Total bytes of the bundles held. */
   get bytes(): number {
-    return this.#entries.bytes;
+    return this.#entries.calculatedSize;
   }
 
   /**
@@ -382,6 +385,8 @@ export class BundleCache {
         entry.watch = this.#watchRecord(inputs);
       }
       this.#entries.set(component.name, entry);
+      // Larger than the whole cache: not kept, so its watch goes now.
+      if (!this.#entries.has(component.name)) entry.watch?.release();
     }
     return { entry, racy };
   }

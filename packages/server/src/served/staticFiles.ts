@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { LOADER_EXTRAS_FILE, MANIFEST_FILE } from "@svc/protocol";
+import { LRUCache } from "lru-cache";
 import { ASSET_NAME, ASSETS_DIR, fileTypeOf, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
-import { ByteLru } from "../util/lru.ts";
 import { isInside } from "../util/paths.ts";
 
 /** A file of a build directory, ready to send. */
@@ -86,10 +86,10 @@ export interface StaticFiles {
  */
 export function createStaticFiles(buildDir: string, options: StaticFilesOptions = {}): StaticFiles {
   const dir = resolve(buildDir);
-  const cache = new ByteLru<string, StaticFile>(
-    options.cacheMaxBytes ?? 64 * 1024 * 1024,
-    (file) => file.body.byteLength,
-  );
+  const cache = new LRUCache<string, StaticFile>({
+    maxSize: options.cacheMaxBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (file) => Math.max(1, file.body.byteLength),
+  });
 
   const accepted = options.manifest;
   /** The answer for each manifest `accepted` has given, so its ETag is hashed once. */
