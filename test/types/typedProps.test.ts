@@ -64,7 +64,8 @@ beforeAll(async () => {
   cpSync(fixture, app, { recursive: true });
   // Resolved like an installed app's: through node_modules to the packages' dist/.
   symlinkSync(join(repo, "node_modules"), join(app, "node_modules"), "dir");
-  // The loader publishes no types; its source declares `window.svc`.
+  // The loader publishes no types; its source declares `window.svc` (its modules import each
+  // other as `./x.ts`, which tsconfig.bundler.json allows).
   const loader = relative(join(app, "src"), join(repo, "packages/loader/src/loader.tsx"));
   writeFileSync(join(app, "src/loaderGlobal.ts"), `import type {} from "${loader}";\n`);
   const result = await runSvc(["types"], { cwd: app });
@@ -86,11 +87,15 @@ describe("typed props (svc types + tsc)", () => {
     expect(text).not.toContain(repo);
   });
 
-  it.each(CONFIGS)("type-checks the app, every @ts-expect-error needed (%s)", async (config) => {
-    const { code, diagnostics } = await typeCheck(config);
-    expect(diagnostics).toEqual([]);
-    expect(code).toBe(0);
-  });
+  it.each(CONFIGS)(
+    "type-checks the app, every @ts-expect-error needed (%s)",
+    async (config) => {
+      const { code, diagnostics } = await typeCheck(config);
+      expect(diagnostics).toEqual([]);
+      expect(code).toBe(0);
+    },
+    120_000,
+  ); // tsc on a cold cache, on a busy 2-core machine
 
   it("fails each @ts-expect-error line for the reason it gives", async () => {
     const directives = findDirectives();
@@ -125,7 +130,7 @@ describe("typed props (svc types + tsc)", () => {
         REASONS[directive.reason] as RegExp,
       );
     }
-  });
+  }, 120_000); // tsc on a cold cache, on a busy 2-core machine
 
   it("accepts every line without the declarations: it is they that make each mistake an error", async () => {
     const declarations = join(app, "src/svc-env.d.ts");
@@ -141,7 +146,7 @@ describe("typed props (svc types + tsc)", () => {
     } finally {
       writeFileSync(declarations, text);
     }
-  });
+  }, 120_000); // tsc on a cold cache, on a busy 2-core machine
 });
 
 /** Fails at once, saying what to run, when a package's dist/ is older than its sources. */
