@@ -1,4 +1,5 @@
 /** `window.svc`: the loader's methods over its parts, and the first render of the page. */
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import { mount, redrawAll, unmount, update } from "./containers.ts";
 import { reloadIn } from "./liveReload.ts";
 import { readLoaderScript } from "./loaderScript.ts";
@@ -18,15 +19,16 @@ export function createLoader(): SvcGlobal {
 
     render(root: ParentNode = document) {
       const found: Element[] = [];
-      if (root instanceof Element && root.matches("[data-svc-component]")) found.push(root);
-      found.push(...root.querySelectorAll("[data-svc-component]"));
+      const selector = `[${ISLAND_ATTRIBUTES.component}]`;
+      if (root instanceof Element && root.matches(selector)) found.push(root);
+      found.push(...root.querySelectorAll(selector));
       for (const container of found) mount(container, script);
       return found;
     },
 
     update(container, props) {
       if (!(container instanceof Element)) throw new TypeError("svc.update: not an element");
-      container.setAttribute("data-svc-props", JSON.stringify(props ?? {}));
+      container.setAttribute(ISLAND_ATTRIBUTES.props, JSON.stringify(props ?? {}));
       update(container, script);
     },
 

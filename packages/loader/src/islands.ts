@@ -30,11 +30,25 @@
  * answers instead of asking again. Bundles only from an API (a static build's URLs are in its
  * manifest, which the loader reads first).
  */
-import { bundlePath, ISLAND_ATTRIBUTES, LOADER_EXTRAS_FILE } from "@svc/protocol";
+import {
+  ATTR_API,
+  ATTR_COMPONENT,
+  ATTR_DEPS,
+  ATTR_HASH,
+  ATTR_HYDRATE,
+  ATTR_LIVE,
+  ATTR_LOADER,
+  ATTR_MANIFEST,
+  ATTR_SSR,
+  bundlePath,
+  DEFAULT_API_BASE,
+  LOADER_EXTRAS_FILE,
+  resolveApiBase,
+} from "@svc/protocol";
 import { replayInteraction, whenToHydrate } from "@svc/runtime/islands";
 
 /** What the loader reads from its own script tag: handed on to the one this script adds. */
-const HANDED_ON = ["data-svc-api", "data-svc-manifest", "data-svc-live"];
+const HANDED_ON = [ATTR_API, ATTR_MANIFEST, ATTR_LIVE];
 
 start(
   document.currentScript instanceof HTMLScriptElement
@@ -45,7 +59,7 @@ start(
 
 function start(script: HTMLScriptElement | null): void {
   const loaderUrl = new URL(
-    script?.dataset.svcLoader ?? "loader.js",
+    script?.getAttribute(ATTR_LOADER) ?? "loader.js",
     script?.src || document.baseURI,
   ).href;
   /** What stops each island's wait: the loader waits on them itself once it is there. */
@@ -74,7 +88,7 @@ function start(script: HTMLScriptElement | null): void {
     loader.onerror = () => {
       for (const container of watched) replayInteraction(container);
       console.error(
-        `svc islands: ${loaderUrl} could not be loaded (serve loader.js beside islands.js, or name it with data-svc-loader)`,
+        `svc islands: ${loaderUrl} could not be loaded (serve loader.js beside islands.js, or name it with ${ATTR_LOADER})`,
       );
     };
     document.head.append(loader);
@@ -82,11 +96,11 @@ function start(script: HTMLScriptElement | null): void {
 
   const scan = () => {
     if (isLive(script)) return fetchLoader();
-    for (const container of document.querySelectorAll(`[${ISLAND_ATTRIBUTES.component}]`)) {
+    for (const container of document.querySelectorAll(`[${ATTR_COMPONENT}]`)) {
       // Nothing on the page for it until the loader renders it, or it follows live reload.
-      if (!container.hasAttribute(ISLAND_ATTRIBUTES.ssr) || isLive(container)) return fetchLoader();
+      if (!container.hasAttribute(ATTR_SSR) || isLive(container)) return fetchLoader();
       const stop = whenToHydrate(container, () => fetchLoader(container));
-      if (container.getAttribute(ISLAND_ATTRIBUTES.hydrate) === "interaction") {
+      if (container.getAttribute(ATTR_HYDRATE) === "interaction") {
         watched.push(container);
       } else {
         waits.push(stop);
@@ -108,19 +122,19 @@ function start(script: HTMLScriptElement | null): void {
  * URL: every island the loader hydrates names the same API (it asks the first one's).
  */
 function preloadFor(script: HTMLScriptElement | null, due: Element): void {
-  const manifest = due.getAttribute(ISLAND_ATTRIBUTES.manifest) ?? script?.dataset.svcManifest;
+  const manifest =
+    due.getAttribute(ATTR_MANIFEST) ?? script?.getAttribute(ATTR_MANIFEST) ?? undefined;
   // As the loader finds it: the island's, the script's, the API beside a script of another
   // origin (`http://…/api/islands.js`), else `/api`.
   const scriptApi =
-    script?.dataset.svcApi ??
+    script?.getAttribute(ATTR_API) ??
     (script?.src && new URL(script.src, document.baseURI).origin !== location.origin
       ? new URL(".", script.src).href
-      : "/api");
-  const apiOf = (element: Element) =>
-    (element.getAttribute(ISLAND_ATTRIBUTES.api) ?? scriptApi).replace(/\/+$/, "");
+      : DEFAULT_API_BASE);
+  const apiOf = (element: Element) => resolveApiBase(element.getAttribute(ATTR_API) ?? scriptApi);
   const apiBase = apiOf(due);
   const urls: string[] = [];
-  const islands = document.querySelectorAll(`[${ISLAND_ATTRIBUTES.ssr}]`);
+  const islands = document.querySelectorAll(`[${ATTR_SSR}]`);
   if (manifest !== undefined) {
     urls.push(new URL(LOADER_EXTRAS_FILE, new URL(manifest, document.baseURI)).href);
   } else if ([...islands].every((island) => apiOf(island) === apiBase)) {
@@ -130,9 +144,8 @@ function preloadFor(script: HTMLScriptElement | null, due: Element): void {
     try {
       // Its own bundle and those of the components it rendered, under their hashes.
       const hashes: Record<string, string> = {
-        ...JSON.parse(due.getAttribute(ISLAND_ATTRIBUTES.deps) ?? "{}"),
-        [due.getAttribute(ISLAND_ATTRIBUTES.component) ?? ""]:
-          due.getAttribute(ISLAND_ATTRIBUTES.hash) ?? "",
+        ...JSON.parse(due.getAttribute(ATTR_DEPS) ?? "{}"),
+        [due.getAttribute(ATTR_COMPONENT) ?? ""]: due.getAttribute(ATTR_HASH) ?? "",
       };
       for (const name in hashes) {
         if (name && hashes[name]) urls.push(`${apiBase}${bundlePath(name, hashes[name])}`);
@@ -153,6 +166,6 @@ function preloadFor(script: HTMLScriptElement | null, due: Element): void {
 }
 
 function isLive(element: Element | null): boolean {
-  const value = element?.getAttribute("data-svc-live");
+  const value = element?.getAttribute(ATTR_LIVE);
   return value !== null && value !== undefined && value !== "false";
 }

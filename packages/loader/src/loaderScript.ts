@@ -1,4 +1,11 @@
 /** What the loader reads from its own script tag. */
+import {
+  ATTR_API,
+  ATTR_LIVE,
+  ATTR_MANIFEST,
+  DEFAULT_API_BASE,
+  resolveApiBase,
+} from "@svc/protocol";
 
 /**
  * Set by the build: `"url"` in `loader.esm.js` (a module script: it has no `currentScript`),
@@ -23,14 +30,15 @@ export function readLoaderScript(): LoaderScript {
       : // A module script has no currentScript: its data-svc-* attributes are looked up.
         __SVC_MODULE_LOADING__ === "url"
         ? document.querySelector<HTMLScriptElement>(
-            'script[type="module"]:is([data-svc-api],[data-svc-manifest],[data-svc-live])',
+            `script[type="module"]:is([${ATTR_API}],[${ATTR_MANIFEST}],[${ATTR_LIVE}])`,
           )
         : null;
   return {
     manifestUrl:
-      script?.dataset.svcManifest ??
-      document.querySelector<HTMLScriptElement>("script[data-svc-manifest]")?.dataset.svcManifest,
-    api: script?.dataset.svcApi ?? apiOfScript(script) ?? "/api",
+      script?.getAttribute(ATTR_MANIFEST) ??
+      document.querySelector(`script[${ATTR_MANIFEST}]`)?.getAttribute(ATTR_MANIFEST) ??
+      undefined,
+    api: script?.getAttribute(ATTR_API) ?? apiOfScript(script) ?? DEFAULT_API_BASE,
     live: isLive(script),
   };
 }
@@ -45,11 +53,11 @@ function apiOfScript(script: HTMLScriptElement | null): string | undefined {
   if (!script?.src) return undefined;
   const url = new URL(script.src, document.baseURI);
   if (url.origin === location.origin) return undefined;
-  return new URL(".", url).href.replace(/\/+$/, "");
+  return resolveApiBase(new URL(".", url).href);
 }
 
 /** `data-svc-live` (any value but "false") on the script or a container. */
 export function isLive(element: Element | null): boolean {
-  const value = element?.getAttribute("data-svc-live");
+  const value = element?.getAttribute(ATTR_LIVE);
   return value !== null && value !== undefined && value !== "false";
 }

@@ -4,6 +4,9 @@
  * crypto); everything that names, matches or compares a hash takes it from here.
  */
 
+/** The digest a content hash is cut from (Node's `createHash` name). */
+export const HASH_ALGORITHM = "sha256";
+
 /** Hex characters of a content hash. */
 export const HASH_LENGTH = 12;
 
@@ -25,15 +28,39 @@ export function isContentHash(value: string): boolean {
 /** A stylesheet svc writes next to a bundle: `<stem>-<hash>.css`. */
 export const STYLESHEET_FILE = new RegExp(`^[A-Za-z0-9_.]+-${HASH_SOURCE}\\.css$`);
 
+/** The name of a stylesheet svc writes next to a bundle ({@link STYLESHEET_FILE}). */
+export function stylesheetFile(stem: string, hash: string): string {
+  return `${stem}-${hash}.css`;
+}
+
 /** A vendor module of the import map: `<name>.<hash>.js`. */
 export const VENDOR_FILE = new RegExp(`^[a-z0-9-]+\\.${HASH_SOURCE}\\.js$`);
+
+/** The name of a vendor module ({@link VENDOR_FILE}), or of a built bundle: `<stem>.<hash>.js`. */
+export function hashedScriptFile(stem: string, hash: string): string {
+  return `${stem}.${hash}.js`;
+}
 
 /** The strong ETag of a content hash (or of a hash and a variant: `"<hash>-url"`). */
 export function etagOf(hash: string, variant?: string): string {
   return variant === undefined ? `"${hash}"` : `"${hash}-${variant}"`;
 }
 
+/** The digest an ETag of bytes without a content hash is cut from (base64url). */
+export const ETAG_ALGORITHM = "sha256";
+
+/** Characters of an ETag cut from a base64url digest: 132 bits, as unlikely to collide. */
+export const ETAG_DIGEST_LENGTH = 22;
+
+/** The strong ETag of bytes whose {@link ETAG_ALGORITHM} digest is `base64urlDigest`. */
+export function etagOfDigest(base64urlDigest: string): string {
+  return `"${base64urlDigest.slice(0, ETAG_DIGEST_LENGTH)}"`;
+}
+
+/** The digest of Subresource Integrity (Node's `createHash` name). */
+export const INTEGRITY_ALGORITHM = "sha384";
+
 /** Subresource Integrity of a SHA-384 digest in base64 (what the manifest's `integrity` holds). */
 export function integrityOf(base64Digest: string): string {
-  return `sha384-${base64Digest}`;
+  return `${INTEGRITY_ALGORITHM}-${base64Digest}`;
 }

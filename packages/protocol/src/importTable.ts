@@ -72,10 +72,14 @@ export interface TabledModule {
   exports: string[];
 }
 
-/** The line (with its line break) recording `imports` and the names in `exports`. */
+/**
+ * The line (with its line break) recording `imports` and the names in `exports`. Each static
+ * import and re-export carries its clause (`c`), which the server reads (its clause grammar);
+ * the page parses none.
+ */
 export function formatImportTable(
   code: string,
-  imports: readonly Omit<ImportRecord, "c">[],
+  imports: readonly ImportRecord[],
   exports: readonly { readonly n: string }[],
 ): string {
   if (!code.startsWith(RESERVED_LINE)) {
@@ -84,9 +88,8 @@ export function formatImportTable(
   const i = imports.map((r) => {
     const row: unknown[] = [r.t, r.ss, r.se, r.s, r.e, r.n ?? null];
     if (isStatic(r.t)) {
-      row.push(
-        code.startsWith("export", r.ss) ? parseReexportClause(code, r) : parseImportClause(code, r),
-      );
+      if (r.c === undefined) throw new Error("svc: a static import's record needs its clause");
+      row.push(r.c);
     }
     return row;
   });
@@ -148,155 +151,4 @@ export function readImportTable(bundle: string): TabledModule | undefined {
 /** Static imports and re-exports (with or without a `defer` phase): those with a clause. */
 export function isStatic(t: number): boolean {
   return t === 1 || t === 6 || t === 8;
-}
-
-// The grammar of a statement's clause: only what lies between the `import`/`export` keyword
-// and the specifier, which the lexer has already located exactly.
-
-function unreadable(code: string, record: Omit<ImportRecord, "c">): () => never {
-  return () => {
-    throw new Error(`cannot read the import statement \`${code.slice(record.ss, record.se)}\``);
-  };
-}
-
-/** Parses the bindings of `import <clause> from "x"`. */
-function parseImportClause(code: string, record: Omit<ImportRecord, "c">): ImportClause {
-  const start = record.ss + "import".length;
-  // `record.s` is the first character of the specifier, just after its opening quote.
-  const tokens = tokenize(code, start, record.s - 1);
-  const fail = unreadable(code, record);
-  const clause: ImportClause = [null, null, []];
-  if (tokens.length === 0) return clause;
-  if (tokens.pop() !== "from") fail();
-  if (record.t === 6 && tokens[0] === "defer") tokens.shift();
-  let i = 0;
-  const next = () => tokens[i++] ?? fail();
-  const identifier = () => {
-    const token = next();
-    if (isPunctuator(token) || isQuoted(token)) fail();
-    return token;
-  };
-  const namespace = () => {
-    if (next() !== "as") fail();
-    clause[1] = identifier();
-  };
-  const named = () => {
-    while (tokens[i] !== "}") {
-      const token = next();
-      if (token === "," || token === "}") fail();
-      const quoted = isQuoted(token);
-      let localName = token;
-      if (tokens[i] === "as") {
-        i++;
-        localName = identifier();
-      } else if (quoted) {
-        fail();
-      }
-      clause[2].push([quoted ? unquote(token) : token, token, localName]);
-      if (tokens[i] === ",") i++;
-      else if (tokens[i] !== "}") fail();
-    }
-    i++;
-  };
-  const first = next();
-  if (first === "*") namespace();
-  else if (first === "{") named();
-  else {
-    if (isPunctuator(first)) fail();
-    clause[0] = first;
-    if (i < tokens.length) {
-      if (next() !== ",") fail();
-      const second = next();
-      if (second === "*") namespace();
-      else if (second === "{") named();
-      else fail();
-    }
-  }
-  if (i !== tokens.length) fail();
-  return clause;
-}
-
-/** Parses the clause of `export <clause> from "x"`, as `parseImportClause` does for imports. */
-function parseReexportClause(code: string, record: Omit<ImportRecord, "c">): ReexportClause {
-  const tokens = tokenize(code, record.ss + "export".length, record.s - 1);
-  const fail = unreadable(code, record);
-  if (tokens.pop() !== "from") fail();
-  let i = 0;
-  const next = () => tokens[i++] ?? fail();
-  const name = () => {
-    const token = next();
-    if (isPunctuator(token)) fail();
-    return token;
-  };
-  let clause: ReexportClause;
-  const first = next();
-  if (first === "*") {
-    if (i === tokens.length) return 0;
-    if (next() !== "as") fail();
-    clause = [name()];
-  } else if (first === "{") {
-    const named: [string | null, string, string][] = [];
-    while (tokens[i] !== "}") {
-      const key = name();
-      let as = key;
-      if (tokens[i] === "as") {
-        i++;
-        as = name();
-      }
-      named.push([isQuoted(key) ? unquote(key) : key, key, as]);
-      if (tokens[i] === ",") i++;
-      else if (tokens[i] !== "}") fail();
-    }
-    i++;
-    clause = { n: named };
-  } else {
-    return fail();
-  }
-  if (i !== tokens.length) fail();
-  return clause;
-}
-
-function isQuoted(token: string): boolean {
-  return token.startsWith('"') || token.startsWith("'");
-}
-
-function isPunctuator(token: string): boolean {
-  return token === "{" || token === "}" || token === "," || token === "*";
-}
-
-/** Splits `code[start, end)` into punctuators, words and string literals; skips comments. */
-function tokenize(code: string, start: number, end: number): string[] {
-  const tokens: string[] = [];
-  let i = start;
-  while (i < end) {
-    const c = code[i] as string;
-    if (c === "/" && code[i + 1] === "/") {
-      while (i < end && code[i] !== "\n" && code[i] !== "\r") i++;
-    } else if (c === "/" && code[i + 1] === "*") {
-      const close = code.indexOf("*/", i + 2);
-      i = close === -1 ? end : close + 2;
-    } else if (c === "{" || c === "}" || c === "," || c === "*") {
-      tokens.push(c);
-      i++;
-    } else if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < end && code[j] !== c) j += code[j] === "\\" ? 2 : 1;
-      tokens.push(code.slice(i, j + 1));
-      i = j + 1;
-    } else if (/\s/.test(c)) {
-      i++;
-    } else {
-      let j = i;
-      while (j < end && !/[\s{},*"'/]/.test(code[j] as string)) j++;
-      tokens.push(code.slice(i, j));
-      i = j;
-    }
-  }
-  return tokens;
-}
-
-/** A string literal's value; null when it has escapes (its name is then not checked). */
-function unquote(literal: string): string | null {
-  const inner = literal.slice(1, -1);
-  return inner.includes("\\") ? null : inner;
 }

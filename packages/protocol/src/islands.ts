@@ -21,47 +21,69 @@ export type HydrateStrategy =
 /** The default strategy. */
 export const DEFAULT_HYDRATE: HydrateStrategy = "load";
 
-/** The container's attributes. */
+// Each attribute is also a constant of its own, so a browser script that reads two of them
+// (`islands.js`) bundles those two names, not the whole table.
+
+/** The component name (also on client-rendered widgets). */
+export const ATTR_COMPONENT = "data-svc-component";
+/** The props as JSON (also on widgets). */
+export const ATTR_PROPS = "data-svc-props";
+/** The bundle hash the HTML was rendered from (also on widgets). */
+export const ATTR_HASH = "data-svc-hash";
+/** Marks server-rendered content: hydrate it, do not replace it. */
+export const ATTR_SSR = "data-svc-ssr";
+/** The {@link HydrateStrategy}. */
+export const ATTR_HYDRATE = "data-svc-hydrate";
+/**
+ * The other components the render loaded (`useComponent`), as JSON `{ name: hash }`: the
+ * browser fetches them with the island's own bundle, in parallel, before hydrating.
+ */
+export const ATTR_DEPS = "data-svc-deps";
+/**
+ * The URL at which the browser reaches svc's API for this island (its `publicUrl`): set
+ * when the page is not on svc's origin, or svc not at `/api` (also on widgets).
+ */
+export const ATTR_API = "data-svc-api";
+/** Static mode: the build's `manifest.json`, which names the island's bundle files. */
+export const ATTR_MANIFEST = "data-svc-manifest";
+/**
+ * The server could not render it (the error's kind, e.g. `RenderTimeout`): the container is
+ * empty, and the browser renders the component itself instead of hydrating.
+ */
+export const ATTR_FALLBACK = "data-svc-fallback";
+/** Follow live reload: on the loader's script tag (every container) or on one container. */
+export const ATTR_LIVE = "data-svc-live";
+/** On `islands.js`'s script tag: the loader to fetch, when not `loader.js` beside it. */
+export const ATTR_LOADER = "data-svc-loader";
+/** On the element that shows a component's failure: the error's kind. */
+export const ATTR_ERROR = "data-svc-error";
+/** On the placeholder the loader shows while a container's component loads. */
+export const ATTR_LOADING = "data-svc-loading";
+/** On the `<style>` of an island's CSS-in-JS rules: the component. */
+export const ATTR_STYLES = "data-svc-styles";
+/** On an island's stylesheet links: the component. */
+export const ATTR_CSS = "data-svc-css";
+/** Where a batch of components rendered at once is parted (server-side only). */
+export const ATTR_SPLIT = "data-svc-split";
+
+/** The container's attributes, every one: the table of the constants above. */
 export const ISLAND_ATTRIBUTES = {
-  /** The component name (also on client-rendered widgets). */
-  component: "data-svc-component",
-  /** The props as JSON (also on widgets). */
-  props: "data-svc-props",
-  /** The bundle hash the HTML was rendered from (also on widgets). */
-  hash: "data-svc-hash",
-  /** Marks server-rendered content: hydrate it, do not replace it. */
-  ssr: "data-svc-ssr",
-  /** The {@link HydrateStrategy}. */
-  hydrate: "data-svc-hydrate",
-  /**
-   * The other components the render loaded (`useComponent`), as JSON `{ name: hash }`: the
-   * browser fetches them with the island's own bundle, in parallel, before hydrating.
-   */
-  deps: "data-svc-deps",
-  /**
-   * The URL at which the browser reaches svc's API for this island (its `publicUrl`): set
-   * when the page is not on svc's origin, or svc not at `/api` (also on widgets).
-   */
-  api: "data-svc-api",
-  /** Static mode: the build's `manifest.json`, which names the island's bundle files. */
-  manifest: "data-svc-manifest",
-  /**
-   * The server could not render it (the error's kind, e.g. `RenderTimeout`): the container is
-   * empty, and the browser renders the component itself instead of hydrating.
-   */
-  fallback: "data-svc-fallback",
-  /** Follow live reload: on the loader's script tag (every container) or on one container. */
-  live: "data-svc-live",
-  /** On `islands.js`'s script tag: the loader to fetch, when not `loader.js` beside it. */
-  loader: "data-svc-loader",
-  /** On the element that shows a component's failure: the error's kind. */
-  error: "data-svc-error",
-  /** On the `<style>` of an island's CSS-in-JS rules: the component. */
-  styles: "data-svc-styles",
-  /** On an island's stylesheet links: the component. */
-  css: "data-svc-css",
-  /** Where a batch of components rendered at once is parted (server-side only). */
-  split: "data-svc-split",
+  component: ATTR_COMPONENT,
+  props: ATTR_PROPS,
+  hash: ATTR_HASH,
+  ssr: ATTR_SSR,
+  hydrate: ATTR_HYDRATE,
+  deps: ATTR_DEPS,
+  api: ATTR_API,
+  manifest: ATTR_MANIFEST,
+  fallback: ATTR_FALLBACK,
+  live: ATTR_LIVE,
+  loader: ATTR_LOADER,
+  error: ATTR_ERROR,
+  loading: ATTR_LOADING,
+  styles: ATTR_STYLES,
+  css: ATTR_CSS,
+  split: ATTR_SPLIT,
 } as const;
 
 /**

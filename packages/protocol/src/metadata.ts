@@ -1,11 +1,16 @@
 /** A JSON Schema property map, as written in `schema.json`. */
 export type PropertyMap = Record<string, unknown>;
 
-/** The props schema of a component: `schema.json` without its UI fields. */
+/**
+ * The props schema of a component: `schema.json` without its UI fields, a JSON Schema for an
+ * object (what `validateProps` checks props against).
+ */
 export interface PropsSchema {
-  type?: "object";
+  /** `"object"` in a valid schema; any other value is reported, not assumed. */
+  type?: string;
   properties?: PropertyMap;
   required?: string[];
+  $schema?: string;
   [keyword: string]: unknown;
 }
 

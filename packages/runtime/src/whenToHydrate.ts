@@ -1,4 +1,11 @@
-import { DEFAULT_HYDRATE, ISLAND_ATTRIBUTES } from "@svc/protocol";
+import {
+  ATTR_COMPONENT,
+  ATTR_DEPS,
+  ATTR_HASH,
+  ATTR_HYDRATE,
+  ATTR_PROPS,
+  DEFAULT_HYDRATE,
+} from "@svc/protocol";
 
 /**
  * Calls `start` when the strategy of a server-rendered island (`data-svc-hydrate`) says so:
@@ -20,7 +27,7 @@ import { DEFAULT_HYDRATE, ISLAND_ATTRIBUTES } from "@svc/protocol";
  * loader both wait through it.
  */
 export function whenToHydrate(container: Element, start: () => void): () => void {
-  const strategy = container.getAttribute(ISLAND_ATTRIBUTES.hydrate) ?? DEFAULT_HYDRATE;
+  const strategy = container.getAttribute(ATTR_HYDRATE) ?? DEFAULT_HYDRATE;
   if (strategy === "none") return () => {};
   let cancelled = false;
   const go = () => {
@@ -177,23 +184,23 @@ export function readIsland(container: Element): {
   hashes: Record<string, string>;
   names: string[];
 } {
-  const name = container.getAttribute(ISLAND_ATTRIBUTES.component) ?? "";
-  const raw = container.getAttribute(ISLAND_ATTRIBUTES.props);
+  const name = container.getAttribute(ATTR_COMPONENT) ?? "";
+  const raw = container.getAttribute(ATTR_PROPS);
   let props: Record<string, unknown> = {};
   if (raw !== null && raw.trim() !== "") {
     const value: unknown = JSON.parse(raw);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new Error("data-svc-props must be a JSON object");
+      throw new Error(`${ATTR_PROPS} must be a JSON object`);
     }
     props = value as Record<string, unknown>;
   }
-  const deps = container.getAttribute(ISLAND_ATTRIBUTES.deps);
+  const deps = container.getAttribute(ATTR_DEPS);
   const parsed: unknown = deps === null ? {} : JSON.parse(deps);
   const hashes = { ...(typeof parsed === "object" && parsed !== null ? parsed : {}) } as Record<
     string,
     string
   >;
-  const own = container.getAttribute(ISLAND_ATTRIBUTES.hash);
+  const own = container.getAttribute(ATTR_HASH);
   if (own) hashes[name] = own;
   const names = [name, ...Object.keys(hashes).filter((other) => other !== name)];
   return { name, props, hashes, names };

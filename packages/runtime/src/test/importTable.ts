@@ -1,5 +1,7 @@
-import { formatImportTable, RESERVED_LINE } from "@svc/protocol";
+import { RESERVED_LINE } from "@svc/protocol";
 import { parse } from "es-module-lexer/minimal/js";
+// The server's own clause reader: the table as the server writes it.
+import { importTableLine } from "../../../server/src/bundling/importClauses.ts";
 
 const MAP_COMMENT = /\n\/\/# sourceMappingURL=[^\n]*\n?$/;
 
@@ -15,7 +17,7 @@ export function withImportTable(code: string): string {
   const tail = map === null ? "" : code.slice(map.index + 1);
   const line = RESERVED_LINE + (body.endsWith("\n") || body === "" ? body : `${body}\n`);
   const [imports, exports] = parse(line);
-  return line + formatImportTable(line, imports, exports) + downOneLine(tail);
+  return line + importTableLine(line, imports, exports) + downOneLine(tail);
 }
 
 /** An inline map comment (esbuild's) with the reserved line counted, as the server writes it. */

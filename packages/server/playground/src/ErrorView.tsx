@@ -1,3 +1,4 @@
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { LiveErrorLocation, SvcError } from "@svc/react";
 import { useSvc } from "@svc/react";
 import { type ReactNode, type RefObject, useEffect, useState } from "react";
@@ -24,7 +25,12 @@ export function ErrorView({ name, error, locations, retry, retryRef }: ErrorView
   }, [retry, retryRef]);
   const cause = error.kind === "Render" ? error.cause : undefined;
   return (
-    <section className="pg-error" role="alert" data-svc-error={error.kind} aria-live="assertive">
+    <section
+      className="pg-error"
+      role="alert"
+      {...{ [ISLAND_ATTRIBUTES.error]: error.kind }}
+      aria-live="assertive"
+    >
       <header className="pg-error-head">
         <span className="pg-error-kind">{headline(error, name)}</span>
         <button

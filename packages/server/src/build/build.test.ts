@@ -23,13 +23,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXTERNALS, esbuildBundler } from "../bundling/bundler.ts";
 import { buildVendorModules } from "../bundling/vendorModules.ts";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
+import { schemaProblem } from "../components/schemaProblem.ts";
 import { silentLogger } from "../logger.ts";
 import type { Manifest } from "../served/manifest.ts";
 import { readManifestOf, snapshot, typicalComponent, writeTree } from "../test/fixtures.ts";
 import { build } from "./build.ts";
 import { BuildFailedError, BuildOutputError, BuildSetupError } from "./buildErrors.ts";
 import { formatBuildReport } from "./buildReport.ts";
-import { schemaProblem } from "./schemaProblem.ts";
 
 const scratch: string[] = [];
 afterAll(() => {

@@ -2,7 +2,8 @@
  * The names a build writes. It removes only files named so, and refuses a directory holding
  * others: anything else there is someone else's.
  */
-import { ASSET_NAME, ASSETS_DIR, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
+import { STYLESHEET_FILE, VENDOR_FILE } from "@svc/protocol";
+import { ASSET_NAME, ASSETS_DIR } from "../bundling/componentFiles.ts";
 import { ESM_LOADER_FILE, VENDOR_DIR } from "../bundling/vendorModules.ts";
 import { IMPORT_MAP_FILE } from "../served/importMapFile.ts";
 
@@ -11,8 +12,6 @@ export const TEMPORARY = /^\.tmp-(\d+)-[0-9a-f]+\./;
 /** The files a build writes into `bundles/`: `<file_safe_name>.<hash>.js`, `.gz`, `.br`, and the server bundles `<file_safe_name>.<hash>.cjs`. */
 const BUNDLE_FILE = /^[A-Za-z_][A-Za-z0-9_.-]*\.[0-9a-f]{8,64}\.(?:js(?:\.gz|\.br)?|cjs)$/;
 export const BUNDLES_DIR = "bundles";
-/** The vendor modules of the import map: `<module>.<hash>.js`. */
-const VENDOR_FILE = /^[a-z0-9-]+\.[0-9a-f]{12}\.js$/;
 /** What the import map adds at the top of a build directory. */
 export const IMPORT_MAP_ENTRIES: readonly string[] = [VENDOR_DIR, IMPORT_MAP_FILE, ESM_LOADER_FILE];
 /** `bundles/assets`, relative to the output directory. */
@@ -24,5 +23,5 @@ export function isOutputFile(name: string, dir: string): boolean {
   const plain = name.replace(/\.(?:gz|br)$/, "");
   return dir === ASSETS_PATH
     ? ASSET_NAME.test(plain)
-    : BUNDLE_FILE.test(name) || STYLESHEET_NAME.test(plain);
+    : BUNDLE_FILE.test(name) || STYLESHEET_FILE.test(plain);
 }

@@ -2,9 +2,9 @@ import { fileSafeName } from "@svc/protocol";
 import type { FinishedOutput } from "../bundling/bundler.ts";
 import { serverBundleOf } from "../bundling/serverBundle.ts";
 import { BundleError } from "../errors.ts";
+import { integrityOfBytes as integrityOf } from "../util/contentHash.ts";
 import { BuildFailedError } from "./buildErrors.ts";
 import type { BundleOptions, FinishedBundle } from "./bundleAll.ts";
-import { integrityOf } from "./integrity.ts";
 import { BUNDLES_DIR } from "./outputFiles.ts";
 import type { OutputWriter } from "./outputWriter.ts";
 

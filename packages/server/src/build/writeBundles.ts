@@ -1,11 +1,11 @@
-import { fileSafeName, type ManifestFile } from "@svc/protocol";
+import { fileSafeName, hashedScriptFile, type ManifestFile } from "@svc/protocol";
 import { type BundleFile, contentHash } from "../bundling/bundler.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
+import { integrityOfBytes as integrityOf } from "../util/contentHash.ts";
 import type { BuiltBundle } from "./buildResult.ts";
 import type { FinishedBundle } from "./bundleAll.ts";
 import { brotli, gzip, isText } from "./compress.ts";
 import { forEachConcurrently } from "./forEachConcurrently.ts";
-import { integrityOf } from "./integrity.ts";
 import { BUNDLES_DIR } from "./outputFiles.ts";
 import type { OutputWriter } from "./outputWriter.ts";
 
@@ -57,7 +57,7 @@ class BundleWriter {
   }
 
   write({ name, code, hash, stylesheets, assets, dependencies }: FinishedBundle): BuiltBundle {
-    const file = `${BUNDLES_DIR}/${fileSafeName(name)}.${hash}.js`;
+    const file = `${BUNDLES_DIR}/${hashedScriptFile(fileSafeName(name), hash)}`;
     const gzipped = gzip(code);
     this.#placeText(file, code, gzipped);
     // The form `moduleLoading: "url"` imports: the same bytes the API answers for `?url`.
@@ -68,7 +68,7 @@ class BundleWriter {
     let urlModule: ManifestFile | undefined;
     if (variant !== code) {
       urlModule = {
-        file: `${BUNDLES_DIR}/${fileSafeName(name)}.${contentHash(variant)}.js`,
+        file: `${BUNDLES_DIR}/${hashedScriptFile(fileSafeName(name), contentHash(variant))}`,
         integrity: integrityOf(variant),
       };
       this.#placeText(urlModule.file, variant);

@@ -3,11 +3,13 @@
  * imported files become (stylesheets the bundle imports, readable unique class names, asset
  * URLs relative to the bundle), and what it says about a file it cannot bundle.
  */
+
+import { STYLESHEET_FILE } from "@svc/protocol";
 import { describe, expect, it } from "vitest";
 import { ComponentRegistry } from "../components/componentRegistry.ts";
 import { cn, writeTree } from "../test/fixtures.ts";
 import { type BundleOutput, esbuildBundler } from "./bundler.ts";
-import { ASSET_NAME, STYLESHEET_NAME } from "./componentFiles.ts";
+import { ASSET_NAME } from "./componentFiles.ts";
 
 const PROJECT = { "package.json": JSON.stringify({ name: "app", private: true }) };
 /** A stand-in for an image of `size` bytes (the bundler never looks inside). */
@@ -79,7 +81,7 @@ describe("stylesheets", () => {
       "theme",
       "card",
     ]);
-    for (const sheet of sheets) expect(sheet.path).toMatch(STYLESHEET_NAME);
+    for (const sheet of sheets) expect(sheet.path).toMatch(STYLESHEET_FILE);
     expect(sheets.map((s) => text(s.bytes))).toEqual([
       // Paths relative to the source root, as in the bundle: never absolute.
       "/* ../shared/base.css */\n.base {\n  margin: 0;\n}\n",

@@ -25,8 +25,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, relative, resolve } from "node:path";
+import { decode, encode } from "@jridgewell/sourcemap-codec";
+import { stylesheetFile } from "@svc/protocol";
 import type * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
+import { contentHash } from "../util/contentHash.ts";
 import { isInside, toPosix } from "../util/paths.ts";
 import type { Resolution } from "./recordCollector.ts";
 
@@ -57,13 +60,16 @@ export const ASSETS_DIR = "assets";
 /** What a component may import, for messages. */
 export const SUPPORTED_IMPORTS =
   ".js .jsx .ts .tsx .mjs .cjs .mts .cts, .json (as data), .css and .module.css (CSS modules), " +
+  ".scss .sass and .module.scss (with sass installed), " +
   "and as URLs .png .jpg .jpeg .gif .webp .avif .svg .woff .woff2 .ttf .mp4 .webm .txt";
 
 /** The extensions whose import yields a URL (all asset types but `.json`, which is data). */
 export const URL_EXTENSIONS = Object.keys(ASSET_TYPES).filter((ext) => ext !== ".json");
 const extensionPattern = (ext: string) => ext.slice(1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const CSS_MODULE = /\.module\.css$/i;
-const CSS_FILE = /\.css$/i;
+/** CSS modules, Sass ones included (compiled by `stylePlugins.ts`, then esbuild's `local-css`). */
+export const CSS_MODULE = /\.module\.(?:css|scss|sass)$/i;
+/** Stylesheets: CSS, and Sass compiled to CSS (`stylePlugins.ts`). */
+export const CSS_FILE = /\.(?:css|scss|sass)$/i;
 
 /**
  * The name of the at-rule that marks the end of each CSS file in esbuild's output. Fixed, so
@@ -80,7 +86,7 @@ export function withoutEndMarks(json: string): string {
 }
 
 /** Namespaces of the modules the plugin makes up; `<namespace>:<path>` in esbuild's output. */
-const CSS_MODULE_NS = "svc-css-module";
+export const CSS_MODULE_NS = "svc-css-module";
 
 interface Stylesheet {
   /** The CSS source file. */
@@ -214,7 +220,8 @@ export function componentFilesPlugin(
   };
 }
 
-function endMarked(files: ComponentFiles, file: string, text: string): string {
+/** `text`, the CSS of `file`, with the mark of its end (see {@link STYLESHEET_END}). */
+export function endMarked(files: ComponentFiles, file: string, text: string): string {
   const id = files.stylesheets.push({ file }) - 1;
   return `${text}\n@${files.marker} ${id};\n`;
 }
@@ -294,7 +301,7 @@ export function splitStylesheets(
 
 /** The `<stem>-<hash>.css` name of a stylesheet's bytes. */
 export function stylesheetFileName(stem: string, bytes: Uint8Array): string {
-  return `${stem}-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.css`;
+  return stylesheetFile(stem, contentHash(bytes));
 }
 
 /**
@@ -372,9 +379,9 @@ export interface Insertion {
 
 /**
  * A source map's `mappings` with the generated columns moved for `insertions`: on each line,
- * every segment at or after an insertion's column moves right by its width. Segments of a line
- * are relative to the one before, so moving the first segment after an insertion moves all
- * the others with it.
+ * every segment at or after an insertion's column moves right by its width. Only the lines
+ * with an insertion are decoded: a line's generated columns start from 0, and its other
+ * fields, decoded and encoded alone, keep their deltas.
  */
 export function shiftMappings(mappings: string, insertions: readonly Insertion[]): string {
   if (insertions.length === 0) return mappings;
@@ -382,53 +389,20 @@ export function shiftMappings(mappings: string, insertions: readonly Insertion[]
   for (const [index, text] of lines.entries()) {
     const here = insertions.filter((i) => i.line === index);
     if (here.length === 0 || text === "") continue;
-    const segments = text.split(",").map(decodeVlq);
-    let column = 0;
+    const segments = decode(text)[0] ?? [];
+    let shift = 0;
     let next = 0;
     for (const segment of segments) {
-      column += segment[0] ?? 0;
+      const column = segment[0];
       while (next < here.length && column >= (here[next] as Insertion).column) {
-        segment[0] = (segment[0] ?? 0) + (here[next] as Insertion).by;
+        shift += (here[next] as Insertion).by;
         next++;
       }
+      segment[0] = column + shift;
     }
-    lines[index] = segments.map(encodeVlq).join(",");
+    lines[index] = encode([segments]);
   }
   return lines.join(";");
-}
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-function decodeVlq(segment: string): number[] {
-  const values: number[] = [];
-  let value = 0;
-  let shift = 0;
-  for (const char of segment) {
-    const digit = BASE64.indexOf(char);
-    value += (digit & 31) << shift;
-    if (digit & 32) {
-      shift += 5;
-      continue;
-    }
-    values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-    value = 0;
-    shift = 0;
-  }
-  return values;
-}
-
-function encodeVlq(values: readonly number[]): string {
-  let text = "";
-  for (const number of values) {
-    let value = number < 0 ? (-number << 1) | 1 : number << 1;
-    do {
-      let digit = value & 31;
-      value >>>= 5;
-      if (value > 0) digit |= 32;
-      text += BASE64[digit];
-    } while (value > 0);
-  }
-  return text;
 }
 
 /** Whether esbuild's output for an entry holds a CSS module (its class names must stay readable). */
@@ -447,9 +421,6 @@ export function explainMessage(text: string): string {
   if (!/^No loader is configured for "[^"]*" files/.test(text)) return text;
   return `${text} — svc bundles ${SUPPORTED_IMPORTS}; serve other files yourself and pass their URL as a prop`;
 }
-
-/** The stylesheets svc writes next to bundles: `<stem>-<12 hex>.css`. */
-export const STYLESHEET_NAME = /^[A-Za-z0-9_.]+-[0-9a-f]{12}\.css$/;
 
 /** The assets esbuild writes below `assets/`: `<name>-<8 characters of hash>.<ext>`. */
 export const ASSET_NAME = new RegExp(

@@ -3,13 +3,13 @@
  * the stylesheet imports, the import table and the inline source map with `component://`
  * sources, hashed; its CSS cut into one stylesheet per source file, and its assets.
  */
-import { createHash } from "node:crypto";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileSafeName, formatImportTable, RESERVED_LINE } from "@svc/protocol";
+import { fileSafeName, RESERVED_LINE } from "@svc/protocol";
 import { parse as lexModule } from "es-module-lexer/minimal/js";
 import type * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
+import { contentHash } from "../util/contentHash.ts";
 import { toPosix } from "../util/paths.ts";
 import {
   type Insertion,
@@ -22,6 +22,7 @@ import {
   withoutEndMarks,
 } from "./componentFiles.ts";
 import { componentFilesOf, type SvcEsbuildOptions } from "./esbuildOptions.ts";
+import { importTableLine } from "./importClauses.ts";
 import { stylesheetImports } from "./stylesheetImports.ts";
 
 /** A file a bundle refers to, served next to it: a stylesheet or an asset. */
@@ -108,7 +109,7 @@ function importTableOf(component: Component, code: Uint8Array): string {
   const text = Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString();
   try {
     const [imports, exports] = lexModule(text);
-    return formatImportTable(text, imports, exports);
+    return importTableLine(text, imports, exports);
   } catch (error) {
     throw new BundleError(component.name, [
       { text: `esbuild's output could not be lexed: ${(error as Error).message}` },
@@ -188,11 +189,6 @@ export function finishComponent(
 
 /** A browser bundle's empty first line (`RESERVED_LINE`). */
 const RESERVED = Buffer.from(RESERVED_LINE);
-
-/** SHA-256 of `bytes`, lowercase hex, first 12 characters. */
-export function contentHash(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex").slice(0, 12);
-}
 
 /** How esbuild's source maps begin, up to the `sources` array's opening bracket. */
 const MAP_HEAD = Buffer.from('{\n  "version": 3,\n  "sources": [');

@@ -18,8 +18,9 @@ import {
 } from "@svc/protocol";
 import * as esbuild from "esbuild";
 import { BundleError } from "../errors.ts";
+import { contentHash } from "../util/contentHash.ts";
 import { browserAssetUrl, serverAssetUrl } from "./componentFiles.ts";
-import { contentHash, type FinishedOutput } from "./finishOutput.ts";
+import type { FinishedOutput } from "./finishOutput.ts";
 import { withoutStylesheetImports } from "./stylesheetImports.ts";
 
 /** What {@link serverBundleOf} reads of a browser bundle. */

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  formatImportTable,
+  hashedScriptFile,
   IMPORT_MAP_MODULES,
   type ImportMapModuleName,
   ON_DEMAND_MODULES,
@@ -16,8 +15,10 @@ import {
 import { parse as lexModule } from "es-module-lexer/minimal/js";
 import * as esbuild from "esbuild";
 import { NotFoundError } from "../errors.ts";
+import { contentHash, integrityOfBytes } from "../util/contentHash.ts";
 import { loaderFile } from "../util/loaderFiles.ts";
 import { BROWSER_BUILD } from "./esbuildOptions.ts";
+import { importTableLine } from "./importClauses.ts";
 
 /** The modules the import map maps (`IMPORT_MAP_MODULES` of the protocol). */
 export const VENDOR_MODULES = IMPORT_MAP_MODULES;
@@ -215,8 +216,10 @@ export async function buildVendorModules(options: BuildVendorOptions = {}): Prom
   const settled = await Promise.allSettled(
     VENDOR_MODULES.map(async (specifier) => {
       const { code, imports } = await buildOne(specifier, resolveDir, require);
-      const hash = sha256(code).slice(0, 12);
-      const file = describe(`${VENDOR_DIR}/${vendorStem(specifier)}.${hash}.js`, code);
+      const file = describe(
+        `${VENDOR_DIR}/${hashedScriptFile(vendorStem(specifier), contentHash(code))}`,
+        code,
+      );
       return [specifier, { ...file, imports }] as const;
     }),
   );
@@ -309,7 +312,7 @@ function withImportTable(code: Uint8Array): Uint8Array {
   let text = RESERVED_LINE + new TextDecoder().decode(code);
   if (!text.endsWith("\n")) text += "\n";
   const [imports, exports] = lexModule(text);
-  return new TextEncoder().encode(text + formatImportTable(text, imports, exports));
+  return new TextEncoder().encode(text + importTableLine(text, imports, exports));
 }
 
 /**
@@ -377,11 +380,7 @@ function describe(file: string, body: Uint8Array): VendorFile {
   return {
     file,
     body,
-    hash: sha256(body).slice(0, 12),
-    integrity: `sha384-${createHash("sha384").update(body).digest("base64")}`,
+    hash: contentHash(body),
+    integrity: integrityOfBytes(body),
   };
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }

@@ -1,8 +1,13 @@
 import { join, relative, resolve, sep } from "node:path";
-import { fileSafeName, fromFileSafeName, isValidName, MAX_NAME_LENGTH } from "@svc/protocol";
+import {
+  fileSafeName,
+  fromFileSafeName,
+  isValidName,
+  MAX_NAME_LENGTH,
+  STYLESHEET_FILE,
+} from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { STYLESHEET_NAME } from "../bundling/componentFiles.ts";
 
 const identifier = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,11}$/);
 const kebab = fc.stringMatching(/^[a-z][a-z0-9]{0,5}(?:-[a-z0-9]{1,6}){1,3}$/);
@@ -109,7 +114,7 @@ describe("names (properties)", () => {
       fc.property(fc.oneof(validName, hexEnded, hostile), (name) => {
         fc.pre(isValidName(name));
         return (
-          !STYLESHEET_NAME.test(`${name}.css`) && !STYLESHEET_NAME.test(`${fileSafeName(name)}.css`)
+          !STYLESHEET_FILE.test(`${name}.css`) && !STYLESHEET_FILE.test(`${fileSafeName(name)}.css`)
         );
       }),
       { numRuns: 2000 },

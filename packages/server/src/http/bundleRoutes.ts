@@ -1,11 +1,18 @@
 /** The bundle endpoints: a bundle, a component's whole stylesheet, a bundle's files. */
-import { createHash } from "node:crypto";
-import { bundlePath, etagOf, LIST_PATH, parseBundleQuery, STYLESHEET_FILE } from "@svc/protocol";
+import {
+  BUNDLE_FILES_PATH,
+  bundlePath,
+  etagOf,
+  LIST_PATH,
+  parseBundleQuery,
+  STYLESHEET_FILE,
+} from "@svc/protocol";
 import { ASSET_NAME, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
 import { withoutStylesheetImports } from "../bundling/stylesheetImports.ts";
 import { NotFoundError } from "../errors.ts";
 import type { BundleResult, Handlers, Preload, StylesheetResult } from "../service/handlerTypes.ts";
 import { instruments } from "../telemetry.ts";
+import { etagOfBytes } from "../util/contentHash.ts";
 import { decodeStaticPath } from "./fileRoutes.ts";
 import { CACHE, conditional, JS_TYPE } from "./headers.ts";
 import { queryOf, truncate } from "./paths.ts";
@@ -95,7 +102,7 @@ export async function bundleFileResponse(
   const file = valid ? await handlers.getBundleFile?.(path) : undefined;
   if (file === undefined) {
     throw new NotFoundError(
-      `No stylesheet or asset at ${truncate(`/bundles/${raw}`)}: the server holds those of the bundles it built or read lately — load the component's bundle again.`,
+      `No stylesheet or asset at ${truncate(`${BUNDLE_FILES_PATH}${raw}`)}: the server holds those of the bundles it built or read lately — load the component's bundle again.`,
     );
   }
   return conditional(request, {
@@ -103,7 +110,7 @@ export async function bundleFileResponse(
     headers: {
       "content-type": file.contentType,
       "cache-control": CACHE.immutable,
-      etag: `"${createHash("sha1").update(raw).digest("base64url").slice(0, 16)}"`,
+      etag: etagOfBytes(raw),
       ...file.headers,
     },
     body: file.body,

@@ -2,7 +2,7 @@
  * What every answer's headers are made of, written once: content types, the cache-control
  * table, JSON bodies, and conditional answers (ETag, 304).
  */
-import { createHash } from "node:crypto";
+import { etagOfBytes } from "../util/contentHash.ts";
 import type { SvcRequest, SvcResponse } from "./svcRequest.ts";
 
 export const JS_TYPE = "application/javascript; charset=utf-8";
@@ -37,9 +37,7 @@ export function conditional(
   request: SvcRequest,
   response: SvcResponse & { body: Uint8Array | string },
 ): SvcResponse {
-  const etag =
-    response.headers.etag ??
-    `"${createHash("sha1").update(response.body).digest("base64url").slice(0, 16)}"`;
+  const etag = response.headers.etag ?? etagOfBytes(response.body);
   response.headers.etag = etag;
   if (matchesEtag(request.header("if-none-match"), etag)) {
     const { "content-type": _type, ...headers } = response.headers;

@@ -1,4 +1,4 @@
-import { ESM_LOADER_PATH, VENDOR_PATH } from "@svc/protocol";
+import { ESM_LOADER_PATH, resolveApiBase, VENDOR_PATH } from "@svc/protocol";
 import { completeVendorModules, VENDOR_DIR } from "../bundling/vendorModules.ts";
 import { type ImportMap, readImportMap } from "../served/importMapFile.ts";
 import { escapeHtml } from "../util/html.ts";
@@ -45,7 +45,7 @@ export async function createImportMap(options: ImportMapOptions = {}): Promise<I
       integrity: Object.fromEntries(Object.entries(integrity).map(([k, v]) => [at(k), v])),
     };
   }
-  const apiBase = (options.apiBase ?? "/api").replace(/\/+$/, "");
+  const apiBase = resolveApiBase(options.apiBase);
   const { modules, loader } = await completeVendorModules();
   const map: ImportMap = { imports: {}, integrity: {} };
   for (const [specifier, { file, integrity }] of modules) {

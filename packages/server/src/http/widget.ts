@@ -1,4 +1,5 @@
 import {
+  DEFAULT_API_BASE,
   ISLAND_ATTRIBUTES,
   type KnownName,
   type PropsFor,
@@ -43,7 +44,7 @@ export function renderWidget<P extends object = never, N extends string = string
   const attributes: [string, string][] = [
     [ISLAND_ATTRIBUTES.component, name],
     [ISLAND_ATTRIBUTES.props, JSON.stringify(props)],
-    [ISLAND_ATTRIBUTES.api, options.apiBase ?? "/api"],
+    [ISLAND_ATTRIBUTES.api, options.apiBase ?? DEFAULT_API_BASE],
   ];
   if (options.hash !== undefined) attributes.push([ISLAND_ATTRIBUTES.hash, options.hash]);
   if (options.live) attributes.push([ISLAND_ATTRIBUTES.live, ""]);

@@ -1,4 +1,5 @@
 /** What `svc init` writes into a project, and the lines it prints to paste into the app. */
+import { ATTR_API, ATTR_COMPONENT, ATTR_PROPS, DEFAULT_API_BASE, LOADER_PATH } from "@svc/protocol";
 import type { Framework } from "./packageJson.ts";
 
 /** The example component's name (its directory below `components/`). */
@@ -43,6 +44,9 @@ export interface Snippet {
   page: string[];
 }
 
+/** Where the snippets mount svc. */
+const API = DEFAULT_API_BASE;
+
 const REGISTRY = `new ComponentRegistry("./components")`;
 const IMPORT_REGISTRY = `import { ComponentRegistry } from "@svc/server";`;
 
@@ -50,7 +54,7 @@ const IMPORT_REGISTRY = `import { ComponentRegistry } from "@svc/server";`;
 function bridge(importLine: string, mountLine: string): Snippet {
   return {
     server: [IMPORT_REGISTRY, importLine, mountLine],
-    page: pageLines("/api/loader.js", "/api"),
+    page: pageLines(`${API}${LOADER_PATH}`, API),
   };
 }
 
@@ -58,19 +62,19 @@ function bridge(importLine: string, mountLine: string): Snippet {
 const SNIPPETS: Record<Framework | "none", Snippet> = {
   express: bridge(
     `import { svcExpress } from "@svc/server/express";`,
-    `app.use("/api", svcExpress(${REGISTRY}));`,
+    `app.use("${API}", svcExpress(${REGISTRY}));`,
   ),
   fastify: bridge(
     `import { svcFastify } from "@svc/server/fastify";`,
-    `app.register(svcFastify, { prefix: "/api", registry: ${REGISTRY} });`,
+    `app.register(svcFastify, { prefix: "${API}", registry: ${REGISTRY} });`,
   ),
   hono: bridge(
     `import { svcHono } from "@svc/server/hono";`,
-    `app.use("/api/*", svcHono(${REGISTRY}));`,
+    `app.use("${API}/*", svcHono(${REGISTRY}));`,
   ),
   koa: bridge(
     `import { svcKoa } from "@svc/server/koa";`,
-    `app.use(svcKoa(${REGISTRY}, { prefix: "/api" }));`,
+    `app.use(svcKoa(${REGISTRY}, { prefix: "${API}" }));`,
   ),
   nest: bridge(
     `import { SvcModule } from "@svc/server/nest"; // and RouterModule from "@nestjs/core"`,
@@ -78,14 +82,14 @@ const SNIPPETS: Record<Framework | "none", Snippet> = {
   ),
   none: {
     server: [],
-    page: pageLines("http://localhost:8000/svc/loader.js", "http://localhost:8000/api"),
+    page: pageLines(`http://localhost:8000/svc${LOADER_PATH}`, `http://localhost:8000${API}`),
   },
 };
 
 function pageLines(loader: string, api: string): string[] {
   return [
-    `<script src="${loader}" data-svc-api="${api}" defer></script>`,
-    `<div data-svc-component="${EXAMPLE}" data-svc-props='{"name":"you"}'></div>`,
+    `<script src="${loader}" ${ATTR_API}="${api}" defer></script>`,
+    `<div ${ATTR_COMPONENT}="${EXAMPLE}" ${ATTR_PROPS}='{"name":"you"}'></div>`,
   ];
 }
 

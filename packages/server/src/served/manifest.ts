@@ -3,23 +3,25 @@ import { isAbsolute, join, posix, resolve } from "node:path";
 import {
   isValidName,
   MANIFEST_FILE,
+  type Manifest,
   type ManifestEntry,
   type ManifestFile,
   SvcError,
 } from "@svc/protocol";
 
-export { MANIFEST_FILE, type ManifestEntry, type ManifestFile } from "@svc/protocol";
+export {
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestEntry,
+  type ManifestFile,
+} from "@svc/protocol";
 
 /**
- * `manifest.json`: component name → entry. The objects svc makes have no prototype, so a
- * component called `__proto__` or `constructor` is an entry like any other; read with
- * `Object.hasOwn`.
+ * A new, empty manifest to fill (without a prototype: a component called `__proto__` or
+ * `constructor` is an entry like any other; read with `Object.hasOwn`).
  */
-export type Manifest = Record<string, ManifestEntry>;
-
-/** A new, empty {@link Manifest} (without a prototype). */
-export function emptyManifest(): Manifest {
-  return Object.create(null) as Manifest;
+export function emptyManifest(): Record<string, ManifestEntry> {
+  return Object.create(null) as Record<string, ManifestEntry>;
 }
 
 /** A `manifest.json` that cannot be used; the message names the file and the problem. */

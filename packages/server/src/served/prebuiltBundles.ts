@@ -3,6 +3,7 @@ import { join, posix, resolve } from "node:path";
 import { type RecordWatch, watchRecord } from "../bundling/dirWatches.ts";
 import { BundleError } from "../errors.ts";
 import { consoleLogger, type Logger } from "../logger.ts";
+import { contentHash, matchesContentHash } from "../util/contentHash.ts";
 import { type FileStamp, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import {
@@ -182,7 +183,7 @@ export class PrebuiltBundles {
         { text: `${where} does not match its integrity; rebuild with svc build` },
       ]);
     }
-    const hash = createHash("sha256").update(code).digest("hex").slice(0, 12);
+    const hash = contentHash(code);
     return { name, code, hash, dependencies: [], stylesheets: [] };
   }
 
@@ -207,8 +208,7 @@ export class PrebuiltBundles {
         },
       ]);
     }
-    const actual = createHash("sha256").update(code).digest("hex");
-    if (!actual.startsWith(entry.hash)) {
+    if (!matchesContentHash(code, entry.hash)) {
       throw new BundleError(name, [
         {
           text: `${entry.file} does not match its hash ${entry.hash} in ${MANIFEST_FILE}; rebuild with svc build`,

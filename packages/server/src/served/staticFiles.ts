@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { LOADER_EXTRAS_FILE, MANIFEST_FILE } from "@svc/protocol";
+import { LOADER_EXTRAS_FILE, MANIFEST_FILE, STYLESHEET_FILE, VENDOR_FILE } from "@svc/protocol";
 import { LRUCache } from "lru-cache";
-import { ASSET_NAME, ASSETS_DIR, fileTypeOf, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
+import { ASSET_NAME, ASSETS_DIR, fileTypeOf } from "../bundling/componentFiles.ts";
+import { etagOfBytes } from "../util/contentHash.ts";
 import { isInside } from "../util/paths.ts";
 
 /** A file of a build directory, ready to send. */
@@ -39,15 +39,18 @@ export const MANIFEST_CACHE_CONTROL = "no-cache";
 export function isServablePath(path: string): boolean {
   if (isUnhashed(path)) return true;
   const plain = path.replace(/\.(?:gz|br)$/, "");
-  if (BUNDLE_PATH.test(path) || VENDOR_FILE.test(path)) return true;
-  if (plain.startsWith("bundles/") && STYLESHEET_NAME.test(plain.slice(8))) return true;
+  if (BUNDLE_PATH.test(path)) return true;
+  if (path.startsWith(VENDOR_PREFIX) && VENDOR_FILE.test(path.slice(VENDOR_PREFIX.length))) {
+    return true;
+  }
+  if (plain.startsWith("bundles/") && STYLESHEET_FILE.test(plain.slice(8))) return true;
   const assets = `bundles/${ASSETS_DIR}/`;
   return plain.startsWith(assets) && ASSET_NAME.test(plain.slice(assets.length));
 }
 
 const BUNDLE_PATH = /^bundles\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.js(?:\.gz|\.br)?$/;
-/** A vendor file `loader.js` fetches on demand: `vendor/<stem>.<hash>.js`, content-hashed. */
-const VENDOR_FILE = /^vendor\/[a-z0-9-]+\.[0-9a-f]{12}\.js$/;
+/** Where the vendor files `loader.js` fetches on demand are: `vendor/<stem>.<hash>.js`. */
+const VENDOR_PREFIX = "vendor/";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json; charset=utf-8",
@@ -135,7 +138,7 @@ function staticFile(path: string, body: Uint8Array): StaticFile {
       (path === MANIFEST_FILE ? undefined : fileTypeOf(path)) ??
       "application/octet-stream",
     cacheControl: isUnhashed(path) ? MANIFEST_CACHE_CONTROL : IMMUTABLE_CACHE_CONTROL,
-    etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
+    etag: etagOfBytes(body),
   };
   if (extension === ".svg") file.headers = { "content-security-policy": SVG_POLICY };
   return file;

@@ -10,6 +10,7 @@ import {
   DEFAULT_HYDRATE,
   ISLAND_ATTRIBUTES,
   MANIFEST_FILE,
+  resolveApiBase,
 } from "@svc/protocol";
 import { escapeHtml, escapeSingleQuoted } from "../util/html.ts";
 import type { IslandOptions } from "./islandOptions.ts";
@@ -33,7 +34,7 @@ export class IslandMarkup {
   readonly #frames = new WeakMap<ServerBundle, Map<string | undefined, Map<string, Frame>>>();
 
   constructor(publicUrl: string | undefined, staticUrl: string | undefined) {
-    this.#apiBase = trimSlashes(publicUrl ?? "/api");
+    this.#apiBase = resolveApiBase(publicUrl);
     this.#namesApi = publicUrl !== undefined;
     this.#staticUrl = staticUrl === undefined ? undefined : trimSlashes(staticUrl);
   }
@@ -111,7 +112,7 @@ export class IslandMarkup {
    * API (it was given).
    */
   bases(options: IslandOptions): Bases {
-    const apiBase = options.apiBase === undefined ? this.#apiBase : trimSlashes(options.apiBase);
+    const apiBase = options.apiBase === undefined ? this.#apiBase : resolveApiBase(options.apiBase);
     return {
       apiBase,
       filesRoot: this.#staticUrl ?? apiBase,

@@ -20,7 +20,8 @@ import type {
   ServerBundle,
 } from "./renderEngine.ts";
 import { RenderError, RenderSetupError, RenderTimeoutError, unmappedOf } from "./renderErrors.ts";
-import { POOL_DEFAULTS, RenderPool } from "./renderPool.ts";
+import { RenderPool } from "./renderPool.ts";
+import { POOL_DEFAULTS } from "./renderPoolOptions.ts";
 
 export type { IslandOptions } from "./islandOptions.ts";
 export type { IslandSource, IslandSources, ServerBundle } from "./renderEngine.ts";

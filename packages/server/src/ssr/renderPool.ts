@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import type { ComponentName } from "@svc/protocol";
 import { OverloadedError } from "../errors.ts";
 import { observeQueue } from "../telemetry.ts";
@@ -9,57 +8,24 @@ import type {
   RenderEngine,
   Rendered,
   RenderJob,
-  ServerBundle,
 } from "./renderEngine.ts";
 import { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
+import {
+  CLOSE_GRACE_MS,
+  MAX_RETRIES,
+  PER_WORKER,
+  type RenderPoolOptions,
+  WATCH_MS,
+} from "./renderPoolOptions.ts";
 import { clock, type PoolRender, RenderThread } from "./renderThread.ts";
 import {
   type FromWorker,
   RENDER_PEERS,
-  type RenderFailure,
   SLOT,
   SLOTS,
   type ToWorker,
   type WorkerStart,
 } from "./workerMessages.ts";
-
-export interface RenderPoolOptions {
-  /** How long one render may run or wait, from when its worker takes it up. */
-  timeoutMs: number;
-  /** Workers in the pool. */
-  size: number;
-  /** Renders that may wait for a worker; past that, new ones fail with `Overloaded`. */
-  queueLimit: number;
-  /** Each worker's heap limit, in MiB: a render that exhausts it fails, not the server. */
-  memoryMb: number;
-  /**
-   * A worker is replaced once the versions replaced in it (a component edited, a new build)
-   * add up to this many bytes of code.
-   */
-  recycleBytes: number;
-}
-
-/** Defaults of {@link RenderPoolOptions} the island renderer does not set itself. */
-export const POOL_DEFAULTS = {
-  /** One worker per core the process may use. */
-  size: () => availableParallelism(),
-  queueLimit: 1024,
-  memoryMb: 512,
-  recycleBytes: 16 * 1024 * 1024,
-} as const;
-
-/**
- * Renders one worker holds at once; the others wait in the pool's queue for whichever worker
- * frees up first. Enough for a page's islands to arrive in a worker together and render in one
- * batch; few enough that one worker's backlog stays short.
- */
-const PER_WORKER = 32;
-/** How often the pool looks at the workers it has renders on. */
-const WATCH_MS = 100;
-/** Times a render is sent again after the worker it was on stopped for another's sake. */
-const MAX_RETRIES = 2;
-/** How long a shutdown waits for the renders in flight, by default. */
-const CLOSE_GRACE_MS = 10_000;
 
 /**
  * Renders islands in a pool of worker threads (`renderIsolation: "worker"`, the default; see
@@ -354,7 +320,7 @@ export class RenderPool implements RenderEngine {
           html: message.html,
           styles: message.styles,
           loaded: message.loaded,
-          bundles: bundlesOf(thread, render.job, message.loaded),
+          bundles: thread.bundlesOf(render.job, message.loaded),
         });
         this.#pump();
         return;
@@ -363,7 +329,7 @@ export class RenderPool implements RenderEngine {
         const render = thread.renders.get(message.id);
         if (render === undefined) return;
         this.#settle(render);
-        render.reject(this.#errorOf(thread, render, message.failure));
+        render.reject(thread.errorOf(render, message.failure));
         this.#pump();
         return;
       }
@@ -379,18 +345,6 @@ export class RenderPool implements RenderEngine {
       case "loadMetadata":
         void this.#answer(thread, message);
     }
-  }
-
-  #errorOf(thread: RenderThread, render: PoolRender, failure: RenderFailure): unknown {
-    if ("refused" in failure) {
-      const refusal = thread.refusals.get(failure.refused);
-      return (
-        refusal ?? new RenderError(render.job.name, "a nested component was refused", undefined)
-      );
-    }
-    if ("timeout" in failure) return new RenderTimeoutError(render.job.name, failure.timeout);
-    if ("setup" in failure) return new RenderSetupError(render.job.name, failure.setup);
-    return new RenderError(failure.component || render.job.name, failure.message, failure.stack);
   }
 
   /** Answers a worker's request for a component's server bundle or metadata. */
@@ -519,19 +473,4 @@ export class RenderPool implements RenderEngine {
     const index = this.#threads.indexOf(thread);
     if (index >= 0) this.#threads.splice(index, 1);
   }
-}
-
-/** The server bundle of every component a render loaded, as last sent to its worker. */
-function bundlesOf(
-  thread: RenderThread,
-  job: RenderJob,
-  loaded: Readonly<Record<string, string>>,
-): Map<string, ServerBundle> {
-  const bundles = new Map<string, ServerBundle>([[job.name, job.own]]);
-  for (const name in loaded) {
-    if (name === job.name) continue;
-    const sent = thread.sent.get(name)?.bundle;
-    if (sent !== undefined) bundles.set(name, sent);
-  }
-  return bundles;
 }

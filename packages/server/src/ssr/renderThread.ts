@@ -6,7 +6,8 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Rendered, RenderJob, ServerBundle } from "./renderEngine.ts";
-import type { ModuleVersion, ToWorker, WorkerStart } from "./workerMessages.ts";
+import { RenderError, RenderSetupError, RenderTimeoutError } from "./renderErrors.ts";
+import type { ModuleVersion, RenderFailure, ToWorker, WorkerStart } from "./workerMessages.ts";
 
 const WORKER = new URL(
   `./renderWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
@@ -117,6 +118,30 @@ export class RenderThread {
     this.worker.unref();
     this.refusals.clear();
     if (this.retired) this.stop();
+  }
+
+  /** The error a render that failed in this worker rejects with. */
+  errorOf(render: PoolRender, failure: RenderFailure): unknown {
+    if ("refused" in failure) {
+      const refusal = this.refusals.get(failure.refused);
+      return (
+        refusal ?? new RenderError(render.job.name, "a nested component was refused", undefined)
+      );
+    }
+    if ("timeout" in failure) return new RenderTimeoutError(render.job.name, failure.timeout);
+    if ("setup" in failure) return new RenderSetupError(render.job.name, failure.setup);
+    return new RenderError(failure.component || render.job.name, failure.message, failure.stack);
+  }
+
+  /** The server bundle of every component a render loaded, as last sent to its worker. */
+  bundlesOf(job: RenderJob, loaded: Readonly<Record<string, string>>): Map<string, ServerBundle> {
+    const bundles = new Map<string, ServerBundle>([[job.name, job.own]]);
+    for (const name in loaded) {
+      if (name === job.name) continue;
+      const sent = this.sent.get(name)?.bundle;
+      if (sent !== undefined) bundles.set(name, sent);
+    }
+    return bundles;
   }
 
   stop(): void {
