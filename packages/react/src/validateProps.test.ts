@@ -36,6 +36,14 @@ describe("validateProps", () => {
     expect(issues.find((issue) => issue.prop === "count")?.message).toMatch(/number/);
   });
 
+  it("takes a prop the schema does not list unless it says additionalProperties: false, as svc types declares", () => {
+    expect(validateProps(schema, { name: "a", count: 1, stpe: 2 })).toEqual([]);
+    const closed = { ...schema, additionalProperties: false };
+    expect(validateProps(closed, { name: "a", count: 1 })).toEqual([]);
+    const issues = validateProps(closed, { name: "a", count: 1, stpe: 2 });
+    expect(issues.map((issue) => issue.prop)).toEqual(["stpe"]);
+  });
+
   it("constrains nothing without properties or required", () => {
     expect(validateProps({}, { anything: 1 })).toEqual([]);
     expect(validateProps({ type: "object", properties: {} }, { anything: 1 })).toEqual([]);

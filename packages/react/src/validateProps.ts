@@ -1,16 +1,9 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { propsShapeIssue } from "@svc/protocol";
+import { type PropsSchema, propsShapeIssue } from "@svc/protocol";
 import type { PropIssue } from "@svc/runtime";
 import { compilePropsCheck, type PropsCheck } from "./compilePropsCheck.ts";
 
-/** The `props` part of a component's metadata: a JSON Schema for an object. */
-export interface PropsSchema {
-  type?: string;
-  properties?: Record<string, unknown>;
-  required?: string[];
-  $schema?: string;
-  [keyword: string]: unknown;
-}
+export type { PropsSchema } from "@svc/protocol";
 
 // @cfworker/json-schema interprets schemas: no code generation, so it runs under a CSP
 // without 'unsafe-eval'. Each schema also gets a compiled fast check (closures, no code

@@ -108,7 +108,9 @@ function Playground({ live }: { live: LiveState }): ReactNode {
 
   useShortcuts({ route, navigate, step, filterRef, retryRef });
 
-  const broken = useMemo(() => new Set(live.broken.keys()), [live.broken]);
+  // Renamed or deleted (or never there): said in place, until a list has it again.
+  const missing =
+    route.name !== undefined && list.names !== undefined && !list.names.includes(route.name);
   return (
     <div className="pg">
       <Sidebar
@@ -118,12 +120,19 @@ function Playground({ live }: { live: LiveState }): ReactNode {
         onFilter={setFilter}
         hrefFor={hrefFor}
         onStep={step}
-        broken={broken}
+        broken={live.broken}
         loading={list.loading}
         error={list.error}
         filterRef={filterRef}
       />
-      {route.name !== undefined ? (
+      {missing ? (
+        <main className="pg-empty" role="alert">
+          <p>
+            No such component: <code>{route.name}</code>. It may have been renamed or deleted; it
+            shows here again once it is back.
+          </p>
+        </main>
+      ) : route.name !== undefined ? (
         <Workbench
           key={route.name}
           route={route as Route & { name: string }}

@@ -1,5 +1,7 @@
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { ComponentMetadata, LiveEvent } from "@svc/react";
 import { type ReactNode, useState } from "react";
+import { type MetadataProblem, useMetadataProblem } from "./metadataProblem.ts";
 import { JsonEditor, PropsForm } from "./PropsForm.tsx";
 import type { Field } from "./schema.ts";
 
@@ -18,12 +20,22 @@ export interface PropsPanelProps {
   shown: ComponentMetadata | null | undefined;
   /** The component's last `error` event, while it does not build. */
   broken: Extract<LiveEvent, { type: "error" }> | undefined;
+  /** What is wrong with the URL's `props` (then ignored), if anything. */
+  urlError?: string | undefined;
 }
 
 /** The props editor (a form from the schema, or JSON) and how to use the component so. */
 export function PropsPanel(props: PropsPanelProps): ReactNode {
-  const { name, fields, values, defaults, onChange, onReset, broken } = props;
+  const { name, fields, values, defaults, onChange, onReset, broken, urlError } = props;
   const [tab, setTab] = useState<"form" | "json">("form");
+  const problem = useMetadataProblem(name);
+  // The live error is the newer news (an edit that broke it); the problem is what loading found.
+  const schemaError =
+    broken?.error === "InvalidSchema"
+      ? broken.message
+      : problem?.error === "InvalidSchema"
+        ? problem.message
+        : undefined;
   return (
     <aside className="pg-panel" aria-label="Props">
       <div className="pg-panel-head">
@@ -53,16 +65,22 @@ export function PropsPanel(props: PropsPanelProps): ReactNode {
         </button>
       </div>
       <div className="pg-panel-body">
-        {broken?.error === "InvalidSchema" ? (
-          // The component builds: only its schema is broken, and this is why.
+        {urlError !== undefined ? (
+          <p className="pg-url-error" role="alert">
+            <code>props</code> in the URL {urlError} — the schema's defaults are shown instead.
+          </p>
+        ) : null}
+        {schemaError !== undefined ? (
+          // Only the schema is broken: the component renders without props checks.
           <p className="pg-schema-error" role="alert">
-            {broken.message}
+            <strong>schema.json is invalid:</strong>{" "}
+            <span className="pg-schema-error-message">{schemaError}</span>
           </p>
         ) : null}
         {tab === "json" || fields.length === 0 ? (
           <>
-            {fields.length === 0 && tab === "form" && broken?.error !== "InvalidSchema" ? (
-              <p className="pg-muted">{schemaNote(props)}</p>
+            {fields.length === 0 && tab === "form" && schemaError === undefined ? (
+              <p className="pg-muted">{schemaNote(props, problem)}</p>
             ) : null}
             <JsonEditor
               value={values}
@@ -81,14 +99,18 @@ export function PropsPanel(props: PropsPanelProps): ReactNode {
 }
 
 /** Why the form shows no fields. */
-function schemaNote({ shown, metadata, broken }: PropsPanelProps): string {
-  return shown !== undefined
-    ? "No props in schema.json: edit them as JSON."
-    : metadata === null
-      ? broken !== undefined
-        ? "The schema is unavailable while the component does not build."
-        : "The metadata could not be loaded."
-      : "Loading the schema…";
+function schemaNote(
+  { shown, metadata, broken }: PropsPanelProps,
+  problem: MetadataProblem | undefined,
+): string {
+  if (shown) return "No props in schema.json: edit them as JSON.";
+  if (metadata !== null) return "Loading the schema…";
+  if (broken !== undefined || problem?.error === "BundleError") {
+    return "The schema is unavailable while the component does not build.";
+  }
+  return problem === undefined
+    ? "The metadata could not be loaded."
+    : `The metadata could not be loaded: ${problem.message}`;
 }
 
 /** How to render the component with these props, in a React app and in a page. */
@@ -98,7 +120,7 @@ function Usage({ name, props }: { name: string; props: Record<string, unknown> }
     json === "{}"
       ? `<ServerComponent name="${name}" />`
       : `<ServerComponent name="${name}" props={${json}} />`;
-  const html = `<div data-svc-component="${name}" data-svc-props='${json.replaceAll("&", "&amp;").replaceAll("'", "&#39;")}'></div>`;
+  const html = `<div ${ISLAND_ATTRIBUTES.component}="${name}" ${ISLAND_ATTRIBUTES.props}='${json.replaceAll("&", "&amp;").replaceAll("'", "&#39;")}'></div>`;
   return (
     <details className="pg-usage">
       <summary>Usage</summary>

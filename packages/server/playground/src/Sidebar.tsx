@@ -1,4 +1,5 @@
 import { type ReactNode, type RefObject, useMemo } from "react";
+import { problemTitle } from "./metadataProblem.ts";
 import type { ListItem } from "./useComponentList.ts";
 
 export interface SidebarProps {
@@ -10,8 +11,8 @@ export interface SidebarProps {
   hrefFor: (name: string) => string;
   /** Moves the selection by `step` through the visible items. */
   onStep: (step: number) => void;
-  /** Names of components that do not build right now. */
-  broken: ReadonlySet<string>;
+  /** The live-reload error of each component that fails right now (its kind says why). */
+  broken: ReadonlyMap<string, { error: string }>;
   loading: boolean;
   error: Error | null;
   filterRef: RefObject<HTMLInputElement | null>;
@@ -121,7 +122,10 @@ export function Sidebar({
             </h2>
             <ul>
               {group.items.map((item) => {
-                const failing = broken.has(item.name) || item.metadata === null;
+                // The live error is the newer news; the list's problem is what loading found.
+                const failure =
+                  broken.get(item.name) ??
+                  (item.metadata === null ? (item.problem ?? { error: "" }) : undefined);
                 const short =
                   group.prefix === "" ? item.name : item.name.slice(group.prefix.length + 1);
                 return (
@@ -136,8 +140,8 @@ export function Sidebar({
                         {item.metadata?.title && item.metadata.title !== item.name
                           ? item.metadata.title
                           : short}
-                        {failing ? (
-                          <span className="pg-dot pg-dot-error" title="does not build" />
+                        {failure !== undefined ? (
+                          <span className="pg-dot pg-dot-error" title={problemTitle(failure)} />
                         ) : null}
                       </span>
                       <span className="pg-item-name">{short}</span>

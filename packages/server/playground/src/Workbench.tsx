@@ -81,6 +81,7 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
         metadata={metadata}
         shown={shown}
         broken={live.broken.get(name)}
+        urlError={route.propsError}
       />
     </main>
   );

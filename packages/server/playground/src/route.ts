@@ -17,6 +17,8 @@ export interface Route {
   name: string | undefined;
   /** The props as edited; undefined means the schema's defaults. */
   props: Record<string, unknown> | undefined;
+  /** What is wrong with the URL's `props`, which are then ignored (parsed routes only). */
+  propsError?: string | undefined;
   background: Background;
   width: number | undefined;
 }
@@ -32,24 +34,36 @@ export function parseHash(hash: string): Route {
   } catch {
     name = undefined;
   }
-  let props: Record<string, unknown> | undefined;
-  const raw = query.get("props");
-  if (raw !== null) {
-    try {
-      const value: unknown = JSON.parse(raw);
-      if (isPlainObject(value)) props = value;
-    } catch {
-      // A mangled link: fall back to the defaults.
-    }
-  }
+  const { props, propsError } = parseProps(query.get("props"));
   const bg = query.get("bg");
   const width = Number(query.get("w"));
   return {
     name,
     props,
+    ...(propsError === undefined ? {} : { propsError }),
     background: BACKGROUNDS.includes(bg as Background) ? (bg as Background) : "light",
     width: Number.isInteger(width) && width > 0 ? width : undefined,
   };
+}
+
+/**
+ * The `props` of the URL, or what is wrong with them: a mangled or hand-edited link falls
+ * back to the schema's defaults, and the page says why.
+ */
+function parseProps(raw: string | null): {
+  props: Record<string, unknown> | undefined;
+  propsError?: string;
+} {
+  if (raw === null) return { props: undefined };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { props: undefined, propsError: `is not JSON: ${(error as Error).message}` };
+  }
+  if (isPlainObject(value)) return { props: value };
+  const what = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
+  return { props: undefined, propsError: `must be a JSON object, not ${what}` };
 }
 
 export function formatHash(route: Route): string {

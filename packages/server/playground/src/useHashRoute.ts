@@ -18,7 +18,8 @@ export function useHashRoute(): [Route, (route: Route, mode: "push" | "replace")
       if (mode === "push") history.pushState(null, "", hash);
       else history.replaceState(null, "", hash);
     }
-    setRoute(next);
+    // A route the page writes has no URL problem left (bad `props` are dropped by then).
+    setRoute({ ...next, propsError: undefined });
   }, []);
   return [route, navigate];
 }

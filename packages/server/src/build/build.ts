@@ -86,7 +86,7 @@ const KEEP_OLD_FILES_MS = 60 * 60 * 1000;
  * behind is removed by the next build.
  *
  * Nothing is written either when a component would not work in a page: every `schema.json`
- * must be a JSON Schema (`parseSchema`, then `schemaProblem`), and every entry must have a
+ * must be a JSON Schema (`parseSchema`), and every entry must have a
  * default export (the React component).
  *
  * @throws BuildSetupError when `outDir` is refused or there is nothing to build.

@@ -1,18 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Component } from "../components/componentRegistry.ts";
-import { type ComponentSchema, parseSchema } from "../components/metadata.ts";
+import { parseSchema } from "../components/metadata.ts";
 import { InvalidSchemaError } from "../errors.ts";
 import type { BuildFailure } from "./buildErrors.ts";
-import { schemaProblem } from "./schemaProblem.ts";
 
 /** The name every component's `schema.json` has. */
 const SCHEMA_FILE = "schema.json";
 
 /**
  * Every `schema.json` that cannot describe a component's props: what the server's reader
- * refuses (`parseSchema`: not JSON, not an object, a `$ref` leaving the file), and what is
- * no JSON Schema ({@link schemaProblem}), which no validator could check props against.
+ * refuses (`parseSchema`: not JSON, not an object, a `$ref` leaving the file, no JSON Schema),
+ * as `svc serve` refuses it.
  */
 export function checkSchemas(components: readonly Component[]): BuildFailure[] {
   const failures: BuildFailure[] = [];
@@ -30,28 +29,18 @@ export function checkSchemas(components: readonly Component[]): BuildFailure[] {
       });
       continue;
     }
-    let schema: ComponentSchema;
     try {
-      schema = parseSchema(component.name, SCHEMA_FILE, text);
+      parseSchema(component.name, SCHEMA_FILE, text);
     } catch (error) {
       if (!(error instanceof InvalidSchemaError)) throw error;
       const problem = error.message.slice(`${SCHEMA_FILE}: `.length);
-      // Node's JSON.parse says where: "… in JSON at position 41 (line 3 column 12)".
+      // Invalid JSON says where: "… in JSON at position 41 (line 3 column 12)".
       const at = /\(line (\d+) column (\d+)\)$/.exec(problem);
       failures.push({
         component: component.name,
         file: SCHEMA_FILE,
         ...(at === null ? {} : { line: Number(at[1]), column: Number(at[2]) }),
         text: at === null ? problem : problem.slice(0, at.index).trimEnd(),
-      });
-      continue;
-    }
-    const problem = schemaProblem(schema);
-    if (problem !== undefined) {
-      failures.push({
-        component: component.name,
-        file: SCHEMA_FILE,
-        text: `is not a valid JSON Schema: ${problem}`,
       });
     }
   }

@@ -13,6 +13,18 @@ describe("parseSchema", () => {
     );
   });
 
+  it("says where the JSON breaks as (line L column C), whatever V8's message leaves out", () => {
+    for (const [text, place] of [
+      ['{\n  "title": "Greeting",,\n}', "(line 2 column 23)"],
+      ['{\n  "title": x\n}', "(line 2 column 12)"],
+      ['{\n  "title": ', "(line 2 column 12)"],
+    ] as const) {
+      expect(() => parseSchema("x", "x/schema.json", text)).toThrow(
+        new RegExp(`^x/schema\\.json: is not valid JSON: .+ ${place.replace(/[()]/g, "\\$&")}$`),
+      );
+    }
+  });
+
   it.each([
     ["[]", /must hold a JSON object, not an array/],
     ["null", /not null/],

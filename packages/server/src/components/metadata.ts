@@ -3,8 +3,10 @@ import { join, relative } from "node:path";
 import type { ComponentMetadata, PropsSchema } from "@svc/protocol";
 import { InvalidSchemaError } from "../errors.ts";
 import { type FileStamp, isRacy, nowNs, sameStamp, stampOf } from "../util/fileStamp.ts";
+import { describeJsonError } from "../util/jsonSyntaxError.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import type { Component } from "./componentRegistry.ts";
+import { schemaProblem } from "./schemaProblem.ts";
 
 export type { ComponentMetadata, PropertyMap, PropsSchema } from "@svc/protocol";
 
@@ -90,7 +92,9 @@ export class SchemaReader {
 }
 
 /**
- * Parses and checks the text of a `schema.json`.
+ * Parses and checks the text of a `schema.json`: JSON (where it is not, the message ends with
+ * `(line L column C)`), an object schema for the props, `$ref`s that resolve inside the file,
+ * every keyword of the shape JSON Schema gives it ({@link schemaProblem}).
  * @throws InvalidSchemaError naming `file` and the problem.
  */
 export function parseSchema(name: string, file: string, text: string): ComponentSchema {
@@ -98,7 +102,9 @@ export function parseSchema(name: string, file: string, text: string): Component
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InvalidSchemaError(name, file, `is not valid JSON: ${(error as Error).message}`);
+    // Where it fails, as `(line L column C)`: the editor's place, and what `svc build` lists.
+    const reason = describeJsonError(text, (error as Error).message);
+    throw new InvalidSchemaError(name, file, `is not valid JSON: ${reason}`);
   }
   if (depthOf(value, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
     throw new InvalidSchemaError(name, file, `nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
@@ -135,6 +141,12 @@ export function parseSchema(name: string, file: string, text: string): Component
   }
   const ref = unresolvedRef(schema);
   if (ref !== undefined) throw new InvalidSchemaError(name, file, ref);
+  // What no validator could check props against: refused here, so `svc serve` says what
+  // `svc build` says, in the same words.
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) {
+    throw new InvalidSchemaError(name, file, `is not a valid JSON Schema: ${problem}`);
+  }
   return schema as ComponentSchema;
 }
 

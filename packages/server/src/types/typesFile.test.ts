@@ -73,6 +73,7 @@ describe("generateTypes", () => {
         autoplay?: boolean;
         interval?: number;
         size?: number;
+        [k: string]: unknown | undefined;
       }
 
       /**
@@ -88,6 +89,7 @@ describe("generateTypes", () => {
          */
         step?: number;
         label?: string;
+        [k: string]: unknown | undefined;
       }
 
       /**
@@ -96,6 +98,7 @@ describe("generateTypes", () => {
       export interface CrasherProps {
         shouldThrow?: boolean;
         message?: string;
+        [k: string]: unknown | undefined;
       }
 
       /**
@@ -104,6 +107,7 @@ describe("generateTypes", () => {
       export interface GreetingProps {
         name?: string;
         greeting?: "Hello" | "Hi" | "Welcome";
+        [k: string]: unknown | undefined;
       }
 
       /**
@@ -117,6 +121,7 @@ describe("generateTypes", () => {
         alt?: string;
         size?: number;
         fit?: "cover" | "contain" | "fill" | "none" | "scale-down";
+        [k: string]: unknown | undefined;
       }
       "
     `);
@@ -133,6 +138,51 @@ describe("generateTypes", () => {
     expect(text).toContain("    titled: TitledProps;\n");
     expect(declaration(text, "export interface TitledProps")).toBe(
       "export interface TitledProps {\n  [k: string]: unknown | undefined;\n}",
+    );
+  });
+
+  it("follows JSON Schema on props a schema does not list, as the props check does: taken unless it says additionalProperties: false", async () => {
+    const props = { step: { type: "number" } };
+    const { registry } = registryOf({
+      "c/open/index.tsx": component,
+      "c/open/schema.json": schema({ properties: props }),
+      "c/closed/index.tsx": component,
+      "c/closed/schema.json": schema({
+        properties: { ...props, inner: { type: "object", properties: props } },
+        additionalProperties: false,
+      }),
+    });
+    const text = await generateTypes(registry);
+    expect(declaration(text, "export interface OpenProps")).toBe(
+      "export interface OpenProps {\n  step?: number;\n  [k: string]: unknown | undefined;\n}",
+    );
+    // Closed at its own level only, as JSON Schema reads it: `inner` says nothing, so it is open.
+    expect(declaration(text, "export interface ClosedProps")).toBe(
+      [
+        "export interface ClosedProps {",
+        "  step?: number;",
+        "  inner?: {",
+        "    step?: number;",
+        "    [k: string]: unknown | undefined;",
+        "  };",
+        "}",
+      ].join("\n"),
+    );
+    const wrong = "// wrong";
+    const lines = [
+      "const a: OpenProps = { step: 1, stpe: 2 };",
+      "const b: ClosedProps = { step: 1, inner: { stpe: 2 } };",
+      `const c: ClosedProps = { stpe: 2 }; ${wrong}`,
+      `const d: OpenProps = { step: "1" }; ${wrong}`,
+      "export { a, b, c, d };",
+    ];
+    const errors = typeCheck(
+      text,
+      lines,
+      'import type { ClosedProps, OpenProps } from "./svc-env.js";',
+    );
+    expect(errors.map((e) => e.line)).toEqual(
+      lines.filter((line) => line.endsWith(wrong)).map((line) => `check.ts: ${line}`),
     );
   });
 
@@ -161,7 +211,7 @@ describe("generateTypes", () => {
       ].join("\n"),
     );
     expect(declaration(text, "export interface AppUiButtonProps")).toBe(
-      "export interface AppUiButtonProps {\n  label: string;\n}",
+      "export interface AppUiButtonProps {\n  label: string;\n  [k: string]: unknown | undefined;\n}",
     );
   });
 
@@ -188,7 +238,7 @@ describe("generateTypes", () => {
       ].join("\n"),
     );
     expect(declaration(text, "export interface ProductCardProps")).toBe(
-      "export interface ProductCardProps {\n  title: string;\n}",
+      "export interface ProductCardProps {\n  title: string;\n  [k: string]: unknown | undefined;\n}",
     );
     // Checked against the real declarations of `SvcComponents` and `SvcProps`.
     const protocol = readFileSync(new URL("../../../protocol/src/components.ts", import.meta.url));
@@ -263,6 +313,7 @@ describe("generateTypes", () => {
         "  address: {",
         "    street: string;",
         "    zip?: number;",
+        "    [k: string]: unknown | undefined;",
         "  };",
         "  extra?: {",
         "    [k: string]: unknown | undefined;",
@@ -272,15 +323,16 @@ describe("generateTypes", () => {
         "  };",
         "  item?: FormEntry;",
         "  tree?: FormTree;",
+        "  [k: string]: unknown | undefined;",
         "}",
       ].join("\n"),
     );
     expect(text).toContain("/**\n * A form.\n */\nexport interface FormProps {");
     expect(declaration(text, "export interface FormEntry")).toBe(
-      "export interface FormEntry {\n  id?: string;\n}",
+      "export interface FormEntry {\n  id?: string;\n  [k: string]: unknown | undefined;\n}",
     );
     expect(declaration(text, "export interface FormTree")).toBe(
-      "export interface FormTree {\n  children?: FormTree[];\n}",
+      "export interface FormTree {\n  children?: FormTree[];\n  [k: string]: unknown | undefined;\n}",
     );
     expect(text).not.toContain("Display title");
     expect(text).not.toMatch(/\bany\b/);
@@ -322,10 +374,10 @@ describe("generateTypes", () => {
     });
     const text = await generateTypes(registry);
     expect(declaration(text, "export interface ATree")).toBe(
-      "export interface ATree {\n  kids?: ATree;\n}",
+      "export interface ATree {\n  kids?: ATree;\n  [k: string]: unknown | undefined;\n}",
     );
     expect(declaration(text, "export interface BTree")).toBe(
-      "export interface BTree {\n  kids?: BTree;\n}",
+      "export interface BTree {\n  kids?: BTree;\n  [k: string]: unknown | undefined;\n}",
     );
   });
 
@@ -404,7 +456,9 @@ describe("generateTypes", () => {
         '    valueOf?: string | Object["valueOf"];',
         // Required: an object literal must set it, so it keeps its exact type.
         "    constructor: string;",
+        "    [k: string]: unknown | undefined;",
         "  };",
+        "  [k: string]: unknown | undefined;",
         "}",
       ].join("\n"),
     );
@@ -476,7 +530,7 @@ describe("generateTypes", () => {
     writeTree({ "c/card/size.json": JSON.stringify({ title: "Size", enum: ["s"] }) }, dir);
     const text = await generateTypes(registry, RAW);
     expect(declaration(text, "export interface CardProps")).toBe(
-      "export interface CardProps {\n  a?: CardSize;\n  b?: CardB;\n}",
+      "export interface CardProps {\n  a?: CardSize;\n  b?: CardB;\n  [k: string]: unknown | undefined;\n}",
     );
     expect(text).not.toContain("OUTSIDE");
   });

@@ -144,8 +144,9 @@ async function convert(
     try {
       code = await compile(input, rootName, {
         bannerComment: "",
-        // A schema that lists properties lists them all: a misspelt prop is an error.
-        additionalProperties: false,
+        // JSON Schema's rule, as props are checked at run time: an object takes keys it does
+        // not list unless it says `"additionalProperties": false` (docs/DECISIONS.md).
+        additionalProperties: true,
         strictIndexSignatures: true,
         unknownAny: true,
         cwd: component.dir,
@@ -288,9 +289,8 @@ const DECLARATION = /^export (?:declare )?(?:interface|type|(?:const )?enum) ([A
 
 /**
  * A copy of the schema to convert: without the UI fields of its root (its `title` would name
- * the type), marked as the root, with every object schema that declares no properties open
- * (`{ "type": "object" }` means any object, not `{}`), and its properties named after
- * `Object.prototype` members made safe (see {@link protectInheritedKeys}). `keys` are the
+ * the type), marked as the root, and its properties named after `Object.prototype` members
+ * made safe (see {@link protectInheritedKeys}). `keys` are the
  * names those properties had, by placeholder.
  */
 function prepare(schema: ComponentSchema): { input: ConverterSchema; keys: Map<string, string> } {
@@ -299,10 +299,7 @@ function prepare(schema: ComponentSchema): { input: ConverterSchema; keys: Map<s
   delete copy.version;
   const keys = new Map<string, string>();
   const taken = JSON.stringify(schema);
-  eachSchema(copy, (node) => {
-    openEmptyObject(node);
-    protectInheritedKeys(node, keys, taken);
-  });
+  eachSchema(copy, (node) => protectInheritedKeys(node, keys, taken));
   copy[ROOT] = true;
   return { input: copy as ConverterSchema, keys };
 }
@@ -335,18 +332,6 @@ function eachSchema(node: unknown, visit: (schema: Record<string, unknown>) => v
     } else {
       eachSchema(value, visit);
     }
-  }
-}
-
-function openEmptyObject(record: Record<string, unknown>): void {
-  const types = Array.isArray(record.type) ? record.type : [record.type];
-  if (
-    types.includes("object") &&
-    record.properties === undefined &&
-    record.patternProperties === undefined &&
-    record.additionalProperties === undefined
-  ) {
-    record.additionalProperties = true;
   }
 }
 

@@ -9,7 +9,7 @@ export function describeJsonError(text: string, message: string): string {
   const offset = jsonErrorOffset(text) ?? text.length;
   const { line, column } = lineColumn(text, offset);
   // The quoted text adds nothing once the place is named, and may be long.
-  const reason = message.replace(/^(Unexpected token '.*?'), ".*" is not valid JSON$/s, "$1");
+  const reason = message.replace(/^(Unexpected token '.*?'), .* is not valid JSON$/s, "$1");
   return `${reason} in JSON at position ${offset} (line ${line} column ${column})`;
 }
 
@@ -97,12 +97,20 @@ export function jsonErrorOffset(text: string): number | undefined {
           if (!closed) return end;
           at = end;
         } else {
-          const literal = LITERALS.find((word) => text.startsWith(word, at));
-          NUMBER.lastIndex = at;
-          const number = literal === undefined ? NUMBER.exec(text) : null;
-          if (literal !== undefined) at += literal.length;
-          else if (number !== null && number[0] !== "-") at += number[0].length;
-          else return char === "-" ? at + 1 : at;
+          const literal = LITERALS.find((word) => word[0] === char);
+          if (literal !== undefined) {
+            // Wrong at the first letter that differs, as V8 says ("tru}": the "}").
+            for (const letter of literal) {
+              if (text[at] !== letter) return Math.min(at, text.length);
+              at++;
+            }
+          } else {
+            NUMBER.lastIndex = at;
+            const number = NUMBER.exec(text);
+            // A lone minus is wrong where its digits should be, as V8 says.
+            if (number === null) return char === "-" ? at + 1 : at;
+            at += number[0].length;
+          }
         }
         expect = afterValue();
       }
