@@ -14,6 +14,8 @@
  * (`shared/word.ts`), which the dev cache's watches of the bundle's inputs hear: save → new
  * render, same target.
  *
+ * Last, React Fast Refresh against Vite's HMR on the same counter, in turn (`fastRefresh.ts`).
+ *
  * `npm run bench -- live`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +27,7 @@ import { ComponentRegistry, createHandlers, createLiveReload, silentLogger } fro
 import { svcExpress } from "@svc/server/express";
 import express from "express";
 import { chromium } from "playwright-core";
+import { benchFastRefresh } from "./fastRefresh.ts";
 import { median, type Row } from "./lib.ts";
 
 const SAVES = 25;
@@ -191,6 +194,8 @@ export async function benchLive(): Promise<Row[]> {
         target: "≤ 100 ms",
         ok: outsideTotal <= 100,
       },
+      // React Fast Refresh against Vite's, in turn in the same Chromium (fastRefresh.ts).
+      ...(await benchFastRefresh(browser)),
     ];
   } finally {
     await browser.close();

@@ -731,6 +731,24 @@ async function holdRequests(page: Page, pattern: RegExp) {
 
 const BUNDLES = /\/api\/bundles\/[^/]+\.js/;
 
+/**
+ * Clicks `count` (a counter at 0) while its bundle is held back, then lets the bundle through:
+ * the click that woke the island counts once it hydrates, and only once.
+ */
+async function clickBeforeHydration(
+  page: Page,
+  count: Locator,
+  bundles: Awaited<ReturnType<typeof holdRequests>>,
+): Promise<void> {
+  await count.click();
+  await poll(() => bundles.held()).toBe(1);
+  expect(await count.textContent()).toBe("0");
+  await bundles.release();
+  await poll(() => count.textContent()).toBe("1");
+  await page.waitForTimeout(500);
+  expect(await count.textContent()).toBe("1"); // once, not replayed twice
+}
+
 describe("interaction islands", () => {
   for (const loader of ["/svc/loader.js", "/svc/loader.dev.js"]) {
     it(`fetch nothing until interacted with, and count the click that woke them once hydrated (${loader})`, async () => {
@@ -744,14 +762,8 @@ describe("interaction islands", () => {
         await tab.page.waitForTimeout(300);
         expect(bundles.held()).toBe(0);
         // One click, while its bundle is held back: it comes before hydration.
-        await count.click();
-        await poll(() => bundles.held()).toBe(1);
-        expect(await count.textContent()).toBe("0");
-        await bundles.release();
-        await poll(() => count.textContent()).toBe("1");
+        await clickBeforeHydration(tab.page, count, bundles);
         expect(tab.bundlesRequested()).toHaveLength(1);
-        await tab.page.waitForTimeout(500);
-        expect(await count.textContent()).toBe("1"); // once, not replayed twice
         await count.click(); // hydrated: React's at once
         expect(await count.textContent()).toBe("2");
         expect(tab.problems()).toEqual([]);
@@ -813,15 +825,8 @@ describe("interaction islands", () => {
       expect(loaders()).toEqual([]);
       expect(bundles.held()).toBe(0);
       expect(await tab.page.evaluate(() => "svc" in window)).toBe(false);
-      await count.click();
-      await poll(loaders).toHaveLength(2);
+      await clickBeforeHydration(tab.page, count, bundles);
       expect(loaders().sort()).toEqual(["/api/loader.extras.js", "/api/loader.js"]);
-      await poll(() => bundles.held()).toBe(1);
-      expect(await count.textContent()).toBe("0");
-      await bundles.release();
-      await poll(() => count.textContent()).toBe("1");
-      await tab.page.waitForTimeout(500);
-      expect(await count.textContent()).toBe("1");
       await count.click();
       expect(await count.textContent()).toBe("2");
       // The loader used the bundle islands.js preloaded.
@@ -872,13 +877,7 @@ describe("interaction islands", () => {
     try {
       await tab.page.waitForTimeout(800);
       expect(bundles.held()).toBe(0);
-      await count.click();
-      await poll(() => bundles.held()).toBe(1);
-      expect(await count.textContent()).toBe("0");
-      await bundles.release();
-      await poll(() => count.textContent()).toBe("1");
-      await tab.page.waitForTimeout(500);
-      expect(await count.textContent()).toBe("1");
+      await clickBeforeHydration(tab.page, count, bundles);
       expect(tab.problems()).toEqual([]);
       expect(tab.errors).toEqual([]);
     } finally {

@@ -74,11 +74,13 @@ describe("loader in static mode, after svc build", () => {
     expect(errors).toEqual([]);
   });
 
-  it("refuses a bundle whose bytes do not match the manifest's integrity, visibly", async () => {
-    const { page } = await suite.open(`${tampered.url}/page.html`);
-    await poll(() => page.locator("#greeting [role=alert]").textContent()).toMatch(
-      /does not match its integrity/,
+  it("refuses a bundle whose bytes do not match the manifest's integrity: a placeholder, the reason in the console", async () => {
+    const { page, consoleLines } = await suite.open(`${tampered.url}/page.html`);
+    // Production: a neutral placeholder in the page, the details for developers only.
+    await poll(() => page.locator("#greeting [role=alert]").textContent()).toBe(
+      "This component could not be shown",
     );
+    await poll(() => consoleLines.join("\n")).toMatch(/does not match its integrity/);
     expect(await page.locator("#greeting").textContent()).not.toContain("Pwned");
     // Only the tampered component is refused.
     await poll(() => page.locator("#counter [data-testid=count]").textContent()).toBe("1");

@@ -34,6 +34,9 @@ import {
   silentLogger,
 } from "./svc.ts";
 
+/** The keys of an error body: DESIGN.md's three, and `locations` (a development BundleError). */
+const ERROR_BODY_KEYS = ["error", "message", "name", "locations"];
+
 export const PREFIXES = ["/api", "/ui/components"] as const;
 
 /** The headers every transport must give identically. */
@@ -176,7 +179,15 @@ function checkExpected(answer: Answer, expected: Expected): void {
     expect(body.error).toBe(expected.error);
     expect(typeof body.message).toBe("string");
     expect(body.name).toBe(expected.name);
-    expect(Object.keys(body).every((key) => ["error", "message", "name"].includes(key))).toBe(true);
+    expect(Object.keys(body).every((key) => ERROR_BODY_KEYS.includes(key))).toBe(true);
+    // Development's BundleError only: where each error is, with its code frame, relative paths.
+    if (body.locations !== undefined) {
+      expect(body.error).toBe("BundleError");
+      for (const at of body.locations as { file: string; line: number; frame?: string }[]) {
+        expect(at.file).not.toMatch(/^\//);
+        expect(typeof at.line).toBe("number");
+      }
+    }
   }
   if (expected.json !== undefined)
     expect(JSON.parse(answer.body.toString())).toEqual(expected.json);

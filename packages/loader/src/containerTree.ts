@@ -3,6 +3,7 @@
  * stylesheets, its props checked (development), and `@svc/react`'s provider when it needs one.
  * Made with the page's React (`pageModules.ts`).
  */
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import { validateProps } from "@svc/react";
 import {
   adoptStylesheets,
@@ -13,8 +14,10 @@ import {
   RenderError,
   SchemaValidationError,
   stylesheetsOf,
+  UNAVAILABLE_TEXT,
 } from "@svc/runtime";
 import type * as React from "react";
+import { extrasFor } from "./loaderExtras.ts";
 import { h, problem, R } from "./pageModules.ts";
 import { metadataOf, moduleOf, providers, queryClientOf, type Source } from "./sources.ts";
 
@@ -34,10 +37,16 @@ export interface ContainerState {
 
 /** The tree a container renders. */
 export function containerTree(state: ContainerState): React.ReactNode {
-  if (problem !== undefined) return h(ErrorMessage, { error: new Error(problem) });
+  if (problem !== undefined) {
+    return h(ErrorMessage, { error: new Error(problem), source: state.source, name: state.name });
+  }
   if (state.propsError !== undefined) {
     return h(ErrorMessage, {
-      error: new Error(`Invalid data-svc-props for component "${state.name}": ${state.propsError}`),
+      source: state.source,
+      name: state.name,
+      error: new Error(
+        `Invalid ${ISLAND_ATTRIBUTES.props} for component "${state.name}": ${state.propsError}`,
+      ),
     });
   }
   const { source, name } = state;
@@ -55,7 +64,7 @@ export function containerTree(state: ContainerState): React.ReactNode {
           state.placeholder === undefined
             ? null
             : h("div", {
-                "data-svc-loading": "",
+                [ISLAND_ATTRIBUTES.loading]: "",
                 style: { display: "contents" },
                 dangerouslySetInnerHTML: { __html: state.placeholder },
               }),
@@ -65,16 +74,44 @@ export function containerTree(state: ContainerState): React.ReactNode {
   );
 }
 
-/** The default error display: the message, as text, in an element marked `role="alert"`. */
-function ErrorMessage({ error }: { error: Error }) {
+/**
+ * The error display. Through an API the message, as text, in an element marked
+ * `role="alert"`, and on a page that follows live reload (development) the error overlay over
+ * the page while it is shown (from `loader.extras.js`); in production (a static build) a
+ * neutral placeholder, the details in the console only.
+ */
+function ErrorMessage({ error, source, name }: { error: Error; source: Source; name: string }) {
+  const production = source.client.manifestUrl !== undefined;
+  const overlay = source.live === true;
+  // By message, not identity: a render error is wrapped anew at every render.
+  R.useEffect(() => {
+    if (production) {
+      console.error(`svc: component "${name}" could not be shown:`, error);
+      return;
+    }
+    if (!overlay) return;
+    let hide: (() => void) | undefined;
+    let gone = false;
+    extrasFor(source).then(
+      ({ errorReportOf, showErrorOverlay }) => {
+        if (!gone) hide = showErrorOverlay(errorReportOf(error, name));
+      },
+      // No extras (a CSP without `blob:`, an API without them): the message in place remains.
+      () => {},
+    );
+    return () => {
+      gone = true;
+      hide?.();
+    };
+  }, [error.message, production, overlay, name, source]);
   return h(
     "div",
     {
       role: "alert",
       className: "svc-error",
-      "data-svc-error": isSvcError(error) ? error.kind : "Error",
+      [ISLAND_ATTRIBUTES.error]: isSvcError(error) ? error.kind : "Error",
     },
-    error.message,
+    production ? UNAVAILABLE_TEXT : error.message,
   );
 }
 
@@ -119,6 +156,8 @@ function createFrame() {
       if (error === null) return this.props.children;
       return h(ErrorMessage, {
         error: isSvcError(error) ? error : new RenderError(this.props.name, error),
+        source: this.props.source,
+        name: this.props.name,
       });
     }
   };

@@ -27,16 +27,16 @@ const mounted = new Map<Element, Mounted>();
 /** Renders `container` (a server-rendered island: waits to hydrate it), unless it is already. */
 export function mount(container: Element, script: LoaderScript): void {
   if (mounted.has(container)) return;
-  const name = container.getAttribute("data-svc-component") ?? "";
+  const name = container.getAttribute(ISLAND_ATTRIBUTES.component) ?? "";
   // An island names where its svc is (a page of another origin, a static build's manifest).
   const source = sourceFor(
     container.getAttribute(ISLAND_ATTRIBUTES.api) ?? script.api,
     container.getAttribute(ISLAND_ATTRIBUTES.manifest) ?? script.manifestUrl,
   );
-  const hash = container.getAttribute("data-svc-hash");
+  const hash = container.getAttribute(ISLAND_ATTRIBUTES.hash);
   if (hash) source.client.setHash(name, hash);
   if (script.live || isLive(container)) follow(source, redrawAll);
-  const island = container.hasAttribute("data-svc-ssr") && problem === undefined;
+  const island = container.hasAttribute(ISLAND_ATTRIBUTES.ssr) && problem === undefined;
   const state: Mounted = {
     root: undefined,
     name,
@@ -53,7 +53,7 @@ export function mount(container: Element, script: LoaderScript): void {
   }
   // A server-rendered island rendered anew instead (its props or React unusable): the
   // clicks it held go to the page.
-  if (island || container.hasAttribute("data-svc-ssr")) releaseClicks(container);
+  if (island || container.hasAttribute(ISLAND_ATTRIBUTES.ssr)) releaseClicks(container);
   state.root = createRoot(container);
   draw(state);
 }
@@ -91,7 +91,7 @@ function draw(state: Mounted) {
 }
 
 function readProps(container: Element, state: Mounted) {
-  const raw = container.getAttribute("data-svc-props");
+  const raw = container.getAttribute(ISLAND_ATTRIBUTES.props);
   state.props = undefined;
   state.propsError = undefined;
   if (raw === null || raw.trim() === "") {
@@ -115,7 +115,7 @@ function readProps(container: Element, state: Mounted) {
  */
 function hydrate(container: Element, state: Mounted) {
   const { source, name } = state;
-  if (container.getAttribute("data-svc-hydrate") === "none") return;
+  if (container.getAttribute(ISLAND_ATTRIBUTES.hydrate) === "none") return;
   let cancelled = false;
   state.cancel = () => {
     cancelled = true;

@@ -1,7 +1,7 @@
 /**
  * `loader.extras.js`: what the standalone loader needs only on some pages, fetched on demand —
- * the hydration of server-rendered islands (`data-svc-ssr`) and the live-reload client
- * (`data-svc-live`). `loader.js` fetches it from the API (`{apiBase}/loader.extras.js`, which
+ * the hydration of server-rendered islands (`data-svc-ssr`), the live-reload client
+ * (`data-svc-live`) and the development error overlay (a component failed). `loader.js` fetches it from the API (`{apiBase}/loader.extras.js`, which
  * the core request handler serves) or, in static mode, from beside the manifest (`svc build`
  * writes it there), the first time a page has an island or follows live reload, and imports
  * it from `blob:` like a bundle: the same CSP. `loader.esm.js` bundles it in.
@@ -15,6 +15,9 @@ import type * as SvcReact from "@svc/react";
 import type { SvcClient } from "@svc/runtime";
 import { readIsland, replayInteraction, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
 import { followEvents } from "@svc/runtime/live";
+
+/** The development error overlay, over a page whose component failed (`containerTree.ts`). */
+export { errorReportOf, showErrorOverlay } from "@svc/runtime/live";
 
 /** Set by the build from `package.json` (see build.ts): the loader checks it is its own. */
 declare const __SVC_LOADER_VERSION__: string;

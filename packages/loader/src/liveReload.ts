@@ -1,6 +1,11 @@
 /** Fetching a component again after its source changed: `svc.reload` and live reload. */
+import { refreshGlobal } from "@svc/protocol";
 import { extrasFor } from "./loaderExtras.ts";
+import { loadRefreshRuntime } from "./refreshHook.ts";
 import { moduleOf, type Source, svcReact } from "./sources.ts";
+
+// Replaced by the build.
+declare const process: { env: { NODE_ENV?: string } };
 
 /**
  * Fetches `name` again for `source` and re-renders in place (`redraw`); with `hash` that
@@ -32,7 +37,13 @@ export async function reloadIn(
     // Fetched before the redraw, a new version or a failed build's error alike: the render
     // finds it settled and shows it at once (React holds back a render that waited, up to
     // 300 ms), and every container shows the same one, fetched once.
-    await moduleOf(source, name).catch(() => {});
+    const module = await moduleOf(source, name).catch(() => undefined);
+    // Development: what the new version registered is applied in place (Fast Refresh), so the
+    // redraw keeps the state of its unchanged hooks; otherwise (or where React cannot) it
+    // remounts the component.
+    if (process.env.NODE_ENV !== "production" && module !== undefined) {
+      refreshGlobal()?.update(module);
+    }
   }
   source.revision++;
   redraw();
@@ -42,6 +53,9 @@ export async function reloadIn(
 export function follow(source: Source, redraw: () => void): void {
   if (source.live || source.client.manifestUrl !== undefined) return;
   source.live = true;
+  if (process.env.NODE_ENV !== "production") {
+    source.refreshRuntime = loadRefreshRuntime(source.client.apiBase);
+  }
   extrasFor(source).then(
     ({ followLive }) => {
       source.disconnect = followLive(source, (name, hash) => {

@@ -26,8 +26,11 @@
  *   it renders;
  * - `liveReload.ts`: fetching a changed component again; `loaderExtras.ts`: fetching
  *   `loader.extras.js`;
- * - `createLoader.ts`: `window.svc` over them (its type: `svcGlobal.ts`).
+ * - `createLoader.ts`: `window.svc` over them (its type: `svcGlobal.ts`);
+ * - `refreshHook.ts` (`loader.dev.js` only): React Fast Refresh for live reload.
  */
+// First: in development it prepares React's DevTools hook before react-dom is evaluated.
+import "./refreshHook.ts";
 import { createLoader } from "./createLoader.ts";
 
 export type { SvcGlobal, SvcLoadOptions, SvcModule } from "./svcGlobal.ts";

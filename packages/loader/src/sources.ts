@@ -11,6 +11,8 @@ import { registry, setUpGoober } from "./pageModules.ts";
  * `"blob"`.
  */
 declare const __SVC_MODULE_LOADING__: "blob" | "url";
+// Replaced by the build.
+declare const process: { env: { NODE_ENV?: string } };
 
 /** A promise React's `use` reads without suspending once it has settled. */
 export type Tracked<T> = Promise<T> & { status?: string; value?: T; reason?: unknown };
@@ -46,6 +48,11 @@ export interface Source {
   known: Map<string, string>;
   live?: boolean;
   disconnect?: () => void;
+  /**
+   * Development, following live reload: the Fast Refresh runtime loading (`refreshHook.ts`).
+   * Bundles are evaluated after it, so their components are registered from the first version.
+   */
+  refreshRuntime?: Promise<void>;
 }
 
 /** Every source of the page, by manifest and API. */
@@ -95,7 +102,7 @@ export function moduleOf(source: Source, name: string): Tracked<ComponentModule>
   let module = source.modules.get(name);
   if (module === undefined) {
     module = track(
-      source.client.load(name).then(async (loaded) => {
+      loadOnce(source, name).then(async (loaded) => {
         setUpGoober();
         const S = svcReact();
         providers.set(loaded, S);
@@ -121,6 +128,16 @@ export function moduleOf(source: Source, name: string): Tracked<ComponentModule>
     source.modules.set(name, module);
   }
   return module;
+}
+
+/**
+ * `name`'s bundle, evaluated (in development) only once the Fast Refresh runtime is there, so
+ * its components are registered from their first version.
+ */
+function loadOnce(source: Source, name: string): Promise<ComponentModule> {
+  return process.env.NODE_ENV !== "production" && source.refreshRuntime !== undefined
+    ? source.refreshRuntime.then(() => source.client.load(name))
+    : source.client.load(name);
 }
 
 /** `name`'s metadata (development: its props schema), fetched alongside the bundle. */

@@ -4,6 +4,7 @@
  * table, {@link ERROR_STATUS}, and travel as an {@link ErrorBody}.
  */
 
+import type { LiveErrorLocation } from "./events.ts";
 import type { ComponentName } from "./names.ts";
 import { componentNameProblem, isValidName } from "./names.ts";
 
@@ -72,6 +73,11 @@ export interface ErrorBody {
   message: string;
   /** The component the error is about, when there is one. */
   name?: string;
+  /**
+   * Development only, for a `BundleError`: where each error is, with the lines around it (the
+   * error overlay's code frame). Paths are relative to the component's directory.
+   */
+  locations?: LiveErrorLocation[];
 }
 
 export interface SvcErrorOptions {

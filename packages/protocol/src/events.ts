@@ -12,6 +12,11 @@ export interface LiveErrorLocation {
   text: string;
   /** The source line the error is on. */
   lineText?: string;
+  /**
+   * Development only: the lines around the error, for a code frame; `start` is the 1-based
+   * number of `lines[0]`.
+   */
+  frame?: { start: number; lines: string[] };
 }
 
 /** The `error` event: a loaded component does not bundle now (or its schema is broken). */

@@ -33,12 +33,19 @@ export {
 } from "./events.ts";
 export {
   contentHashOf,
+  ETAG_ALGORITHM,
+  ETAG_DIGEST_LENGTH,
   etagOf,
+  etagOfDigest,
+  HASH_ALGORITHM,
   HASH_LENGTH,
   HASH_SOURCE,
+  hashedScriptFile,
+  INTEGRITY_ALGORITHM,
   integrityOf,
   isContentHash,
   STYLESHEET_FILE,
+  stylesheetFile,
   VENDOR_FILE,
 } from "./hashes.ts";
 export {
@@ -53,6 +60,22 @@ export {
   type TabledModule,
 } from "./importTable.ts";
 export {
+  ATTR_API,
+  ATTR_COMPONENT,
+  ATTR_CSS,
+  ATTR_DEPS,
+  ATTR_ERROR,
+  ATTR_FALLBACK,
+  ATTR_HASH,
+  ATTR_HYDRATE,
+  ATTR_LIVE,
+  ATTR_LOADER,
+  ATTR_LOADING,
+  ATTR_MANIFEST,
+  ATTR_PROPS,
+  ATTR_SPLIT,
+  ATTR_SSR,
+  ATTR_STYLES,
   DEFAULT_HYDRATE,
   type HydrateStrategy,
   ISLAND_ATTRIBUTES,
@@ -92,8 +115,16 @@ export {
 } from "./names.ts";
 export { MAX_PROPS_DEPTH, type PropsShapeIssue, propsShapeIssue } from "./props.ts";
 export {
+  REFRESH_GLOBAL,
+  REFRESH_RUNTIME_FILE,
+  REFRESH_RUNTIME_PATH,
+  type RefreshGlobal,
+  refreshGlobal,
+} from "./refresh.ts";
+export {
   BUNDLE_FILES_PATH,
   bundlePath,
+  DEFAULT_API_BASE,
   DEV_LOADER_PATH,
   ESM_LOADER_PATH,
   HEALTH_PATH,
@@ -109,6 +140,7 @@ export {
   parseBundleQuery,
   parseRoute,
   type Route,
+  resolveApiBase,
   routeTemplate,
   STATIC_PATH,
   stylesheetPath,

@@ -4,6 +4,18 @@
  */
 import { EVENTS_PATH } from "./events.ts";
 import { STYLESHEET_FILE } from "./hashes.ts";
+import { REFRESH_RUNTIME_PATH } from "./refresh.ts";
+
+/** Where the browser reaches svc's API when nothing names it (`data-svc-api`, `apiBase`). */
+export const DEFAULT_API_BASE = "/api";
+
+/**
+ * An API base as URLs are built on it: `base` (default {@link DEFAULT_API_BASE}) without
+ * trailing slashes, so `${apiBase}/bundles/…` has one.
+ */
+export function resolveApiBase(base: string = DEFAULT_API_BASE): string {
+  return base.replace(/\/+$/, "");
+}
 
 /** The listing. */
 export const LIST_PATH = "/bundles";
@@ -99,7 +111,7 @@ export type Route =
   | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
-  | { kind: "loader"; file: "production" | "development" | "extras" | "islands" }
+  | { kind: "loader"; file: "production" | "development" | "extras" | "islands" | "refresh" }
   | { kind: "esmLoader" }
   | { kind: "vendor"; file: string }
   | { kind: "events" }
@@ -124,17 +136,34 @@ function bundleRoute(rest: string): Route | undefined {
   return undefined;
 }
 
-/** The endpoints whose path is fixed. */
-const FIXED: Record<string, Route> = {
-  [LOADER_PATH]: { kind: "loader", file: "production" },
-  [DEV_LOADER_PATH]: { kind: "loader", file: "development" },
-  [LOADER_EXTRAS_PATH]: { kind: "loader", file: "extras" },
-  [ISLANDS_SCRIPT_PATH]: { kind: "loader", file: "islands" },
-  [ESM_LOADER_PATH]: { kind: "esmLoader" },
-  [EVENTS_PATH]: { kind: "events" },
-  [HEALTH_PATH]: { kind: "health" },
-  [ISLANDS_PATH]: { kind: "islands" },
-};
+/**
+ * The endpoints whose path is fixed. A function, not a table: a browser script that imports
+ * this module for a path builder leaves it out of its bundle.
+ */
+function fixedRoute(path: string): Route | undefined {
+  switch (path) {
+    case LOADER_PATH:
+      return { kind: "loader", file: "production" };
+    case DEV_LOADER_PATH:
+      return { kind: "loader", file: "development" };
+    case LOADER_EXTRAS_PATH:
+      return { kind: "loader", file: "extras" };
+    case ISLANDS_SCRIPT_PATH:
+      return { kind: "loader", file: "islands" };
+    case REFRESH_RUNTIME_PATH:
+      return { kind: "loader", file: "refresh" };
+    case ESM_LOADER_PATH:
+      return { kind: "esmLoader" };
+    case EVENTS_PATH:
+      return { kind: "events" };
+    case HEALTH_PATH:
+      return { kind: "health" };
+    case ISLANDS_PATH:
+      return { kind: "islands" };
+    default:
+      return undefined;
+  }
+}
 
 /**
  * The endpoint a path below the mount prefix names (without its query), or undefined: the one
@@ -143,7 +172,8 @@ const FIXED: Record<string, Route> = {
 export function parseRoute(path: string): Route | undefined {
   if (path === LIST_PATH || path === BUNDLES) return { kind: "list" };
   if (path.startsWith(BUNDLES)) return bundleRoute(path.slice(BUNDLES.length));
-  if (Object.hasOwn(FIXED, path)) return FIXED[path];
+  const fixed = fixedRoute(path);
+  if (fixed !== undefined) return fixed;
   if (path.startsWith(VENDOR_PATH)) return { kind: "vendor", file: path.slice(VENDOR_PATH.length) };
   if (path.startsWith(STATIC_PATH)) return { kind: "static", path: path.slice(STATIC_PATH.length) };
   return undefined;

@@ -24,7 +24,10 @@ interface ServerComponentOptions<N extends string> {
   exportName?: string;
   /** Shown while the bundle loads. Default: nothing. */
   fallback?: ReactNode;
-  /** Shown when loading or rendering fails. Default: the error message ({@link SvcErrorMessage}). */
+  /**
+   * Shown when loading or rendering fails. Default: in development the error message
+   * ({@link SvcErrorMessage}) and the error overlay; in production a neutral placeholder.
+   */
   errorFallback?: ErrorFallback;
   onError?: SvcErrorBoundaryProps["onError"];
 }

@@ -1,14 +1,31 @@
-import { isSvcError, RenderError, type SvcError } from "@svc/runtime";
-import { Component, type ContextType, createElement, type ErrorInfo, type ReactNode } from "react";
+import { ISLAND_ATTRIBUTES } from "@svc/protocol";
+import { isSvcError, RenderError, type SvcError, UNAVAILABLE_TEXT } from "@svc/runtime";
+import { errorReportOf, showErrorOverlay } from "@svc/runtime/live";
+import {
+  Component,
+  type ContextType,
+  createElement,
+  type ErrorInfo,
+  type ReactNode,
+  useContext,
+  useEffect,
+} from "react";
 import { revisionOf, subscribeRevisions } from "./componentRevision.ts";
 import { SvcContext } from "./svcContext.ts";
+
+// Replaced by bundlers; declared per module so no Node types are needed or clashed with.
+declare const process: { env: { NODE_ENV?: string } };
 
 export type ErrorFallback = ReactNode | ((error: SvcError, reset: () => void) => ReactNode);
 
 export interface SvcErrorBoundaryProps {
   /** The component rendered inside; a plain error thrown in it becomes a `RenderError`. */
   component?: string;
-  /** Shown instead of the children after an error. Default: {@link SvcErrorMessage}. */
+  /**
+   * Shown instead of the children after an error. Default: in development the message
+   * ({@link SvcErrorMessage}) and the error overlay over the page; in production a neutral
+   * placeholder ("This component could not be shown"), the details in the console.
+   */
   fallback?: ErrorFallback;
   onError?: (error: SvcError, info: ErrorInfo) => void;
   /**
@@ -114,18 +131,44 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
     const { fallback } = this.props;
     if (typeof fallback === "function") return fallback(error, this.reset);
     if (fallback !== undefined) return fallback;
-    return createElement(SvcErrorMessage, { error });
+    return createElement(DefaultFallback, { error });
   }
 }
 
-/** The default error display: the message, as text, in an element marked `role="alert"`. */
+/**
+ * The default fallback. In development the message in place and, while it is shown, the error
+ * overlay over the page; in production (a production build, or components from a static
+ * build) a neutral placeholder, the details in the console only.
+ */
+function DefaultFallback({ error }: { error: SvcError }): ReactNode {
+  const client = useContext(SvcContext)?.client;
+  const production = process.env.NODE_ENV === "production" || client?.manifestUrl !== undefined;
+  useEffect(() => {
+    if (process.env.NODE_ENV !== "production" && !production) {
+      return showErrorOverlay(errorReportOf(error));
+    }
+    console.error(`svc: component "${error.component ?? "unknown"}" could not be shown:`, error);
+    return undefined;
+  }, [error, production]);
+  if (!production) return createElement(SvcErrorMessage, { error });
+  return createElement(
+    "div",
+    { role: "alert", className: "svc-error", [ISLAND_ATTRIBUTES.error]: error.kind },
+    UNAVAILABLE_TEXT,
+  );
+}
+
+/**
+ * The error's message, as text, in an element marked `role="alert"` (what the default fallback
+ * shows in development).
+ */
 export function SvcErrorMessage({ error }: { error: Error }): ReactNode {
   return createElement(
     "div",
     {
       role: "alert",
       className: "svc-error",
-      "data-svc-error": isSvcError(error) ? error.kind : "Error",
+      [ISLAND_ATTRIBUTES.error]: isSvcError(error) ? error.kind : "Error",
     },
     error.message,
   );

@@ -1,6 +1,10 @@
+import { refreshGlobal } from "@svc/protocol";
 import type { ComponentMetadata, SvcClient } from "@svc/runtime";
 import { queryOptions } from "@tanstack/react-query";
 import { svcQueryKeys } from "./queryKeys.ts";
+
+// Replaced by bundlers; declared per module so no Node types are needed or clashed with.
+declare const process: { env: { NODE_ENV?: string } };
 
 export interface ComponentQueryOptionsInput {
   /** The svc client to load with (`useSvc().client` inside an `SvcProvider`). */
@@ -24,6 +28,10 @@ export function componentQueryOptions(name: string, { client }: ComponentQueryOp
     queryKey: svcQueryKeys.component(client, name),
     queryFn: async ({ client: queryClient }) => {
       const module = await client.load(name);
+      // Development: what a new version registered is applied in place (Fast Refresh) before
+      // anything renders it, so its places keep the state of its unchanged hooks; without
+      // the runtime, or where React cannot, they remount it. A first version changes nothing.
+      if (process.env.NODE_ENV !== "production") refreshGlobal()?.update(module);
       // The components it asks for by a literal name arrived with it (preloading): loaded
       // into the cache now, they render in the same pass instead of suspending one by one.
       const preloaded = (await client.loadPreloaded?.(name)) ?? new Map();

@@ -1,4 +1,4 @@
-import type { KnownName, PropsFor } from "@svc/protocol";
+import { type KnownName, type PropsFor, refreshGlobal } from "@svc/protocol";
 import {
   adoptStylesheets,
   type ComponentModule,
@@ -60,6 +60,10 @@ function wrapperOf<P extends object>(
   name: string,
   stylesheets: readonly ComponentStylesheet[],
 ): ComponentType<P> {
+  if (process.env.NODE_ENV !== "production") {
+    const family = refreshGlobal()?.familyOf(component);
+    if (family !== undefined) return familyWrapperOf(family, component, name, stylesheets);
+  }
   let byName = wrappers.get(component);
   if (byName === undefined) {
     byName = new Map();
@@ -69,7 +73,7 @@ function wrapperOf<P extends object>(
   if (existing !== undefined) return existing as ComponentType<P>;
   const wrapper: ComponentType<P> =
     process.env.NODE_ENV !== "production"
-      ? withPropsValidation(component, name, stylesheets)
+      ? withPropsValidation({ component, stylesheets }, name)
       : // biome-ignore lint/correctness/noComponentHookFactories: made once per component and cached above, so its identity is stable.
         function Scoped(props: P) {
           useStylesheets(stylesheets);
@@ -80,15 +84,48 @@ function wrapperOf<P extends object>(
   return wrapper;
 }
 
-/** The component wrapped so that it checks its props first. */
-function withPropsValidation<P extends object>(
+/** What a development wrapper renders: the component's version and its stylesheets. */
+interface Target<P> {
+  component: ComponentType<P>;
+  stylesheets: readonly ComponentStylesheet[];
+}
+
+const familyWrappers = new WeakMap<object, Map<string, [ComponentType<never>, Target<never>]>>();
+
+/**
+ * Development with React Fast Refresh: one wrapper per component family (every version of the
+ * component, `refresh.js`) and name, rendering the newest version it was given. A new version
+ * then renders in the same wrapper, where React refreshes it in place instead of remounting it.
+ */
+function familyWrapperOf<P extends object>(
+  family: object,
   component: ComponentType<P>,
   name: string,
   stylesheets: readonly ComponentStylesheet[],
 ): ComponentType<P> {
-  // biome-ignore lint/correctness/noComponentHookFactories: made once per component and cached by wrapperOf, so its identity is stable.
+  let byName = familyWrappers.get(family);
+  if (byName === undefined) {
+    byName = new Map();
+    familyWrappers.set(family, byName);
+  }
+  const existing = byName.get(name) as [ComponentType<P>, Target<P>] | undefined;
+  if (existing !== undefined) {
+    existing[1].component = component;
+    existing[1].stylesheets = stylesheets;
+    return existing[0];
+  }
+  const target: Target<P> = { component, stylesheets };
+  const wrapper = withPropsValidation(target, name);
+  wrapper.displayName = `svc(${name})`;
+  byName.set(name, [wrapper, target] as [ComponentType<never>, Target<never>]);
+  return wrapper;
+}
+
+/** The component wrapped so that it checks its props first (`target`'s, as it is now). */
+function withPropsValidation<P extends object>(target: Target<P>, name: string): ComponentType<P> {
+  // biome-ignore lint/correctness/noComponentHookFactories: made once per component (or family) and cached, so its identity is stable.
   return function Validated(props: P) {
-    useStylesheets(stylesheets);
+    useStylesheets(target.stylesheets);
     const { client, queryClient } = useSvc();
     const { data: metadata } = useSuspenseQuery(
       componentMetadataQueryOptions(name, { client }),
@@ -99,7 +136,7 @@ function withPropsValidation<P extends object>(
       const issues = validateProps(schema, props as Record<string, unknown>);
       if (issues.length > 0) throw new SchemaValidationError(name, issues);
     }
-    return scoped(name, component, props);
+    return scoped(name, target.component, props);
   };
 }
 

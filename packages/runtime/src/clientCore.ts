@@ -1,4 +1,4 @@
-import type { ComponentMetadata, Manifest } from "@svc/protocol";
+import { type ComponentMetadata, type Manifest, resolveApiBase } from "@svc/protocol";
 import { type ComponentModule, importCode } from "./importCode.ts";
 import type { VendorFile } from "./modulePreloads.ts";
 import type { ComponentStylesheet } from "./stylesheets.ts";
@@ -57,7 +57,7 @@ export interface Fetched {
 
 export function createClientCore(options: SvcClientOptions): ClientCore {
   return {
-    apiBase: (options.apiBase ?? "/api").replace(/\/+$/, ""),
+    apiBase: resolveApiBase(options.apiBase),
     manifestUrl: options.manifestUrl,
     options,
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),

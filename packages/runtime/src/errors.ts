@@ -4,7 +4,18 @@
  * is the class name (for people reading logs). The name errors, `ComponentNotFoundError` and
  * `InvalidComponentNameError`, are the protocol's own.
  */
-import { ON_DEMAND_MODULES, SvcError, type SvcErrorOptions } from "@svc/protocol";
+import {
+  type LiveErrorLocation,
+  ON_DEMAND_MODULES,
+  SvcError,
+  type SvcErrorOptions,
+} from "@svc/protocol";
+
+/**
+ * What a page shows in production where a component failed: the details go to the console
+ * only, never to the page's visitors.
+ */
+export const UNAVAILABLE_TEXT = "This component could not be shown";
 
 export {
   ComponentNotFoundError,
@@ -20,6 +31,8 @@ export interface BundleLoadErrorOptions extends Omit<SvcErrorOptions, "component
   status?: number;
   /** URL that was fetched, when there was one. */
   url?: string;
+  /** Where a build failed (the development server's `BundleError`, with code frames). */
+  locations?: readonly LiveErrorLocation[];
 }
 
 /** Fetching, parsing, verifying or evaluating a bundle failed. */
@@ -27,12 +40,15 @@ export class BundleLoadError extends SvcError {
   declare readonly kind: "BundleLoad" | "ModuleNotFound" | "IntegrityMismatch";
   readonly status: number | undefined;
   readonly url: string | undefined;
+  /** Where the build failed, when the development server said (else empty). */
+  readonly locations: readonly LiveErrorLocation[];
 
   constructor(component: string, message: string, options: BundleLoadErrorOptions = {}) {
     super(BundleLoadError.kindOf(new.target), message, { component, cause: options.cause });
     this.name = "BundleLoadError";
     this.status = options.status;
     this.url = options.url;
+    this.locations = options.locations ?? [];
   }
 
   private static kindOf(target: unknown): "BundleLoad" | "ModuleNotFound" | "IntegrityMismatch" {

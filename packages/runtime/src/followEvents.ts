@@ -88,3 +88,6 @@ function served(url: string): Promise<boolean> {
     () => true,
   );
 }
+
+// `@svc/runtime/live` is what development pages alone load: the error overlay comes with it.
+export { type ErrorReport, errorReportOf, showErrorOverlay } from "./errorOverlay.ts";

@@ -1,7 +1,7 @@
 // Two parts only some pages need have entry points of their own, so that what imports this
 // one (the standalone loader, which puts all of it in the page's module registry) does not
 // carry them: `@svc/runtime/islands` (`whenToHydrate`, `readIsland`) and `@svc/runtime/live`
-// (`followEvents`).
+// (`followEvents`, and the development error overlay `showErrorOverlay`).
 export { assertComponentName, componentNameProblem, fileSafeName } from "./componentName.ts";
 export { createSvcClient, getComponentExport } from "./createSvcClient.ts";
 export {
@@ -19,6 +19,7 @@ export {
   SvcError,
   type SvcErrorKind,
   type SvcErrorOptions,
+  UNAVAILABLE_TEXT,
 } from "./errors.ts";
 export { type ComponentModule, importCode } from "./importCode.ts";
 export { verifyIntegrity } from "./integrity.ts";

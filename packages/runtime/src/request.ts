@@ -1,4 +1,4 @@
-import { componentNameProblem, isErrorBody } from "@svc/protocol";
+import { componentNameProblem, ISLAND_ATTRIBUTES, isErrorBody } from "@svc/protocol";
 import type { ClientCore } from "./clientCore.ts";
 import { BundleLoadError, ComponentNotFoundError, InvalidComponentNameError } from "./errors.ts";
 import { verifyIntegrity } from "./integrity.ts";
@@ -74,14 +74,15 @@ async function errorFromResponse(name: string, url: string, response: Response):
       return new BundleLoadError(
         name,
         `Component "${name}": the server is in static mode and serves no bundles from ${url}; ` +
-          "load through the manifest instead (data-svc-manifest, or the manifestUrl option).",
+          `load through the manifest instead (${ISLAND_ATTRIBUTES.manifest}, or the manifestUrl option).`,
         options,
       );
     case "BundleError":
       return new BundleLoadError(
         name,
         `Component "${name}" failed to build: ${message ?? "unknown bundler error"}`,
-        options,
+        // Development: where, with the lines around it (the error overlay's code frame).
+        Array.isArray(body?.locations) ? { ...options, locations: body.locations } : options,
       );
   }
   if (response.status === 404) {

@@ -34,6 +34,21 @@ describe("errors", () => {
       status: 500,
       body: { error: "BundleError", message: 'Could not bundle "x": a.ts:1:1: bad', name: "x" },
     });
+    // Development: the locations with their code frames, for the browser's error overlay.
+    const located = {
+      file: "a.ts",
+      line: 2,
+      column: 4,
+      text: "bad",
+      lineText: "let x = ;",
+      frame: { start: 1, lines: ["// a", "let x = ;", ""] },
+    };
+    expect(toErrorResponse(new BundleError("x", [located, { text: "no place" }])).body).toEqual({
+      error: "BundleError",
+      message: 'Could not bundle "x": a.ts:2:5: bad\nno place',
+      name: "x",
+      locations: [located],
+    });
     const secret = new Error("/home/me/secret path");
     expect(toErrorResponse(secret)).toEqual({
       status: 500,

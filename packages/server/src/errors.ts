@@ -8,6 +8,7 @@ import {
   type ErrorBody,
   errorBodyOf,
   isSvcError,
+  type LiveErrorLocation,
   SvcError,
   type SvcErrorOptions,
   statusOf,
@@ -38,15 +39,11 @@ export class BundleError extends SvcError {
   }
 }
 
-export interface BundleErrorLocation {
-  /** Path relative to the component directory (`index.tsx`, `../shared/x.ts`). */
-  file?: string;
-  line?: number;
-  column?: number;
-  text: string;
-  /** The offending source line, when esbuild reports one. */
-  lineText?: string;
-}
+/**
+ * Where esbuild failed: `file` relative to the component directory (`index.tsx`,
+ * `../shared/x.ts`), `line` 1-based, `column` 0-based, and in development the lines around it.
+ */
+export type BundleErrorLocation = LiveErrorLocation;
 
 /** A `schema.json` that is not valid JSON, not a JSON object, or nested too deep. */
 export class InvalidSchemaError extends SvcError {
@@ -152,10 +149,18 @@ export function formatBundleErrors(name: string, errors: readonly BundleErrorLoc
 
 /**
  * Turns any thrown value into the status and JSON body the HTTP layer sends: an svc error of
- * a wire kind as itself, anything else as a bare 500 `InternalError` that reveals nothing.
+ * a wire kind as itself (a development `BundleError` with its locations and code frames),
+ * anything else as a bare 500 `InternalError` that reveals nothing.
  */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
-  if (isSvcError(error)) return { status: statusOf(error), body: errorBodyOf(error) };
+  if (isSvcError(error)) {
+    const body = errorBodyOf(error);
+    // Frames are only read in development (see `toBundleErrorLocations`): the overlay's.
+    if (error instanceof BundleError && error.errors.some((e) => e.frame !== undefined)) {
+      body.locations = error.errors.filter((e) => e.file !== undefined);
+    }
+    return { status: statusOf(error), body };
+  }
   return {
     status: ERROR_STATUS.InternalError,
     body: { error: "InternalError", message: "Internal server error." },

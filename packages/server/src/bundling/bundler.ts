@@ -14,7 +14,9 @@ import { type BundleOptions, componentFilesOf, createEsbuildOptions } from "./es
 import { checkInsideRoot, readMetafile, toBundleErrorLocations } from "./esbuildReport.ts";
 import { type BundleFile, type FinishedComponent, finishComponent } from "./finishOutput.ts";
 import type { Resolution } from "./recordCollector.ts";
+import { needsStylePlugin } from "./stylePlugins.ts";
 
+export { contentHash } from "../util/contentHash.ts";
 export {
   BROWSER_BUILD,
   type BundleOptions,
@@ -34,7 +36,6 @@ export {
 } from "./esbuildReport.ts";
 export {
   type BundleFile,
-  contentHash,
   type FinishedComponent,
   type FinishedOutput,
   type FinishOutputOptions,
@@ -108,7 +109,11 @@ export const esbuildBundler: Bundler = {
     // any plugin); if its output shows a CSS module after all, built again with it.
     const guess = options.minify === true || mayUseCssModules(component);
     void loadParser();
-    let run = await bundleOnce(component, { ...options, cssModules: guess });
+    let run = await bundleOnce(component, { ...options, cssModules: guess }).catch((error) => {
+      // A Sass file outside the component's folder, which the guess did not see.
+      if (guess || !needsStylePlugin(error)) throw error;
+      return bundleOnce(component, { ...options, cssModules: true });
+    });
     if (!guess && run.finished.cssModules) {
       run = await bundleOnce(component, { ...options, cssModules: true });
     }
@@ -135,9 +140,10 @@ export const esbuildBundler: Bundler = {
 const cssModulesSeen = new Map<string, { mtimeMs: number; found: boolean }>();
 
 /**
- * Whether `component`'s directory holds a CSS module: the guess that decides whether its first
- * build takes the CSS-module plugin along. Read once per change of the directory; a wrong
- * guess costs a second build (the output shows the CSS module), never a wrong bundle.
+ * Whether `component`'s directory holds a CSS module or a Sass file: the guess that decides
+ * whether its first build takes the CSS-module (and style) plugins along. Read once per change
+ * of the directory; a wrong guess costs a second build (the output shows the CSS module, or
+ * esbuild has no loader for a Sass file), never a wrong bundle.
  */
 function mayUseCssModules(component: Component): boolean {
   const mtimeMs = statSync(component.dir, { throwIfNoEntry: false })?.mtimeMs;
@@ -146,7 +152,7 @@ function mayUseCssModules(component: Component): boolean {
   if (seen?.mtimeMs === mtimeMs) return seen.found;
   let found = true;
   try {
-    found = readdirSync(component.dir).some((entry) => entry.endsWith(".module.css"));
+    found = readdirSync(component.dir).some((entry) => /\.module\.css$|\.s[ac]ss$/i.test(entry));
   } catch {
     // unreadable: take the plugin along
   }
@@ -170,7 +176,13 @@ async function bundleOnce(
     if (Array.isArray(failure.errors) && failure.errors.length > 0) {
       throw new BundleError(
         component.name,
-        toBundleErrorLocations(component, workingDir, failure.errors, files),
+        toBundleErrorLocations(
+          component,
+          workingDir,
+          failure.errors,
+          files,
+          options.mode !== "production",
+        ),
         { cause: error },
       );
     }

@@ -12,6 +12,8 @@ import {
   componentFilesPlugin,
   URL_EXTENSIONS,
 } from "./componentFiles.ts";
+import { refreshPlugin } from "./refreshTransform.ts";
+import { stylePlugin, usesPostcss } from "./stylePlugins.ts";
 
 /**
  * Modules every bundle leaves as bare imports: the page provides them once, through
@@ -29,6 +31,12 @@ export interface BundleOptions {
    * {@link envDefines}). Default: "development".
    */
   mode?: "development" | "production";
+  /**
+   * Register components with React's Fast Refresh runtime (`refreshTransform.ts`): what the
+   * handler set asks for its live bundles in development. Only a development build of one
+   * component takes it; `svc build` never does. Default: false.
+   */
+  refresh?: boolean;
 }
 
 /**
@@ -109,7 +117,8 @@ export const BROWSER_BUILD = {
  * modules, whose minified class names (`a`, `b`) would be unique only within one build.
  * `cssModules: false` leaves out the plugin that gives CSS modules their class names (the
  * plugin costs every build a little), for components known to import none; minified, the
- * plugin is there anyway (it marks where each CSS file ends).
+ * plugin is there anyway (it marks where each CSS file ends), and so it is in a project with a
+ * PostCSS config. Sass and PostCSS come with it (`stylePlugins.ts`).
  */
 export function createEsbuildOptions(
   components: readonly Component[],
@@ -138,11 +147,21 @@ export function createEsbuildOptions(
     loader: Object.fromEntries(URL_EXTENSIONS.map((extension) => [extension, "file" as const])),
     assetNames: `${ASSETS_DIR}/[name]-[hash]`,
     plugins:
-      (options.cssModules ?? true) || minify
-        ? [componentFilesPlugin(files, { components, workingDir })]
+      (options.cssModules ?? true) || minify || usesPostcss(components)
+        ? [
+            stylePlugin(files, { components, workingDir, mode }),
+            componentFilesPlugin(files, { components, workingDir }),
+          ]
         : [],
     logLevel: "silent",
   };
+  const [only] = components;
+  if (options.refresh === true && mode === "development" && components.length === 1 && only) {
+    built.plugins = [
+      ...(built.plugins ?? []),
+      refreshPlugin({ componentName: only.name, workingDir }),
+    ];
+  }
   filesOfOptions.set(built, files);
   return built;
 }

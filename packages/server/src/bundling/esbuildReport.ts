@@ -3,6 +3,7 @@
  * metafile as the files read and how each import resolved, and the check that none of them
  * lies outside the project root.
  */
+import { readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type * as esbuild from "esbuild";
 import type { Component } from "../components/componentRegistry.ts";
@@ -20,19 +21,49 @@ export function toBundleErrorLocations(
   workingDir: string,
   messages: readonly esbuild.Message[],
   files?: ComponentFiles,
+  /** Add the lines around each error (development: the error overlay's code frame). */
+  withFrames = false,
 ): BundleErrorLocation[] {
   return messages.map((m) => {
     const text = explainMessage(m.text);
     if (!m.location) return { text };
     const absolute = messageFile(m.location.file, workingDir, files);
-    return {
+    const location: BundleErrorLocation = {
       file: relative(component.dir, absolute).split("\\").join("/"),
       line: m.location.line,
       column: m.location.column,
       text,
       lineText: m.location.lineText,
     };
+    const frame = withFrames ? codeFrame(absolute, m.location.line) : undefined;
+    if (frame !== undefined) location.frame = frame;
+    return location;
   });
+}
+
+/** Lines shown on each side of an error's line in a code frame. */
+const FRAME_CONTEXT = 2;
+
+/**
+ * The lines of `file` around 1-based `line` (each cut at 200 characters: a minified line says
+ * nothing more), or undefined when the file cannot be read (a virtual module, gone since).
+ */
+function codeFrame(file: string, line: number): BundleErrorLocation["frame"] {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const all = source.split(/\r?\n/);
+  // The empty "line" after a file's last newline is none.
+  if (all.length > 1 && all.at(-1) === "") all.pop();
+  if (line < 1 || line > all.length) return undefined;
+  const start = Math.max(1, line - FRAME_CONTEXT);
+  const lines = all
+    .slice(start - 1, Math.min(all.length, line + FRAME_CONTEXT))
+    .map((text) => (text.length > 200 ? `${text.slice(0, 200)}…` : text));
+  return { start, lines };
 }
 
 /** The absolute path of the file an esbuild message is located in. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { DEFAULT_API_BASE, STATIC_PATH } from "@svc/protocol";
 import { HostNotAllowedError, NotFoundError } from "../errors.ts";
 import { isHostAllowed } from "../http/hostCheck.ts";
 import { errorResponse } from "../http/requestHandler.ts";
@@ -9,7 +10,7 @@ import { belowPrefix } from "../transports/mount.ts";
 import { PLAYGROUND_PREFIX, type PlaygroundOptions, playgroundResponse } from "./playground.ts";
 
 /** Where `svc serve` exposes the files of its build directory (`--build-dir`). */
-export const STATIC_PREFIX = "/static/svc/";
+export const STATIC_PREFIX = `${STATIC_PATH}svc/`;
 
 /**
  * What `svc serve` answers at each path: the API below `/api` (and its friendlier aliases),
@@ -36,7 +37,7 @@ export class DevRoutes {
 
   answer(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? "/";
-    const below = belowPrefix(url, "/api") ?? aliasOf(url);
+    const below = belowPrefix(url, DEFAULT_API_BASE) ?? aliasOf(url);
     if (below !== undefined) {
       answerNode(this.#api, req, res, below);
       return;
@@ -69,7 +70,7 @@ export class DevRoutes {
  * build's files.
  */
 function aliasOf(url: string): string | undefined {
-  if (url.startsWith(STATIC_PREFIX)) return `/static/${url.slice(STATIC_PREFIX.length)}`;
+  if (url.startsWith(STATIC_PREFIX)) return `${STATIC_PATH}${url.slice(STATIC_PREFIX.length)}`;
   // The playground's own files are not the API's.
   if (url.startsWith(PLAYGROUND_PREFIX)) return undefined;
   return belowPrefix(url, "/svc");

@@ -1,10 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { REFRESH_RUNTIME_PATH, resolveApiBase } from "@svc/protocol";
 import { NotFoundError } from "../errors.ts";
 import { errorResponse, type SvcResponse } from "../http/requestHandler.ts";
 import { escapeHtml } from "../http/widget.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+
+/** `refresh.js` of the API the playground uses (the dev server's, at `/api`). */
+const REFRESH_RUNTIME_URL = `${resolveApiBase()}${REFRESH_RUNTIME_PATH}`;
 
 /** Where the playground's hashed assets are served from. */
 export const PLAYGROUND_PREFIX = "/svc/playground/";
@@ -53,12 +57,16 @@ export function playgroundResponse(
 async function page(handlers: Handlers, options: PlaygroundOptions): Promise<SvcResponse> {
   const html = await readFile(join(playgroundDir, "index.html"), "utf8").catch(() => undefined);
   const body =
-    html === undefined || options.manifestUrl === undefined
+    html === undefined
       ? html
-      : html.replace(
-          "</head>",
-          `<meta name="svc-manifest" content="${escapeHtml(options.manifestUrl)}">\n</head>`,
-        );
+      : options.manifestUrl === undefined
+        ? // Live: React's Fast Refresh runtime, a classic script, so it runs before the app's
+          // module script evaluates react-dom (see `bundling/refreshRuntime.ts`).
+          html.replace("</head>", `<script src="${REFRESH_RUNTIME_URL}"></script>\n</head>`)
+        : html.replace(
+            "</head>",
+            `<meta name="svc-manifest" content="${escapeHtml(options.manifestUrl)}">\n</head>`,
+          );
   return {
     status: 200,
     headers: {

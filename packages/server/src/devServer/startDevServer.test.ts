@@ -48,7 +48,12 @@ function expectErrorBody(body: string, kind: keyof typeof STATUS_BY_KIND) {
   const parsed = JSON.parse(body) as Record<string, unknown>;
   expect(parsed.error).toBe(kind);
   expect(typeof parsed.message).toBe("string");
-  for (const key of Object.keys(parsed)) expect(["error", "message", "name"]).toContain(key);
+  // `locations` only in a development BundleError (the error overlay's code frames).
+  const keys =
+    kind === "BundleError"
+      ? ["error", "message", "name", "locations"]
+      : ["error", "message", "name"];
+  for (const key of Object.keys(parsed)) expect(keys).toContain(key);
   return parsed;
 }
 
@@ -156,6 +161,9 @@ describe("GET /api/bundles/<name>.js", () => {
     expect(body.name).toBe("broken");
     expect(body.message).toMatch(/Impl\.tsx:2:\d+: /);
     expect(body.message).not.toContain(dir);
+    expect(body.locations).toMatchObject([{ file: "Impl.tsx", line: 2 }]);
+    expect(JSON.stringify(body.locations)).toContain("const x = ;");
+    expect(JSON.stringify(body.locations)).not.toContain(dir);
   });
 
   it("answers 405 for methods other than GET and HEAD", async () => {

@@ -1,10 +1,10 @@
 /** The loader scripts and the import map's vendor modules, and the build's static files. */
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { etagOf, STATIC_PATH, VENDOR_FILE, VENDOR_PATH } from "@svc/protocol";
 import { completeVendorModules, VENDOR_DIR, vendorModules } from "../bundling/vendorModules.ts";
 import { NotFoundError } from "../errors.ts";
 import type { Handlers } from "../service/handlerTypes.ts";
+import { etagOfBytes } from "../util/contentHash.ts";
 import { CACHE, conditional, JS_TYPE } from "./headers.ts";
 import { truncate } from "./paths.ts";
 import type { SvcRequest, SvcResponse } from "./svcRequest.ts";
@@ -49,7 +49,7 @@ export function createLoaderFile(path: string | undefined): () => Promise<Loaded
     } catch (error) {
       throw new LoaderMissingError({ cause: error });
     }
-    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
+    const etag = etagOfBytes(body);
     return { body, etag };
   }
   return () => {

@@ -1,4 +1,5 @@
 import { parseRoute, type Route, routeTemplate } from "@svc/protocol";
+import { createRefreshRuntimeFile } from "../bundling/refreshRuntime.ts";
 import { vendorLinks } from "../bundling/vendorModules.ts";
 import {
   HostNotAllowedError,
@@ -108,6 +109,8 @@ export function createRequestHandler(
     development: createLoaderFile(options.devLoaderScript ?? devLoaderScriptPath),
     extras: createLoaderFile(options.loaderExtras ?? loaderExtrasPath),
     islands: createLoaderFile(options.islandsScript ?? islandsScriptPath),
+    // Development: React's Fast Refresh runtime for the page (see `refreshRuntime.ts`).
+    refresh: createRefreshRuntimeFile(),
   };
   const events =
     options.events === undefined
@@ -198,7 +201,10 @@ export function outsidePrefix(url: string): SvcResponse {
 
 interface Context {
   handlers: Handlers;
-  loaders: Record<"production" | "development" | "extras" | "islands", () => Promise<LoadedFile>>;
+  loaders: Record<
+    "production" | "development" | "extras" | "islands" | "refresh",
+    () => Promise<LoadedFile>
+  >;
   allowed: ReadonlySet<string>;
   events: EventStreams | undefined;
 }

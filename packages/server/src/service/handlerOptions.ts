@@ -5,7 +5,10 @@ import type { RenderIsolation } from "../ssr/islandRenderer.ts";
 export interface HandlerOptions {
   /** Bundles components on request. Default: esbuild, in-process. */
   bundler?: Bundler;
-  /** Options for live bundles. Default: not minified, inline source maps, development. */
+  /**
+   * Options for live bundles. Default: not minified, inline source maps, development, with
+   * React Fast Refresh registrations (`refresh: false` leaves them out).
+   */
   bundleOptions?: BundleOptions;
   /** Upper bound on cached bundle bytes (LRU). Default: 256 MiB. */
   cacheMaxBytes?: number;

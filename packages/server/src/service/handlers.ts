@@ -5,7 +5,7 @@
  * `LiveBundles` (the sources), `ComponentFacts` (metadata, preloads), `ServerBundles` (what
  * islands render from), `Observers` (who is told), and the island renderer.
  */
-import type { ComponentName } from "@svc/protocol";
+import { type ComponentName, resolveApiBase } from "@svc/protocol";
 import { BundleCache } from "../bundling/bundleCache.ts";
 import { type BundleFile, contentHash, esbuildBundler } from "../bundling/bundler.ts";
 import { fileTypeOf, STYLESHEET_TYPE } from "../bundling/componentFiles.ts";
@@ -92,7 +92,9 @@ class HandlerSet implements Handlers {
     this.#staticMode = options.staticMode ?? false;
     this.#cache = new BundleCache(options.bundler ?? esbuildBundler, {
       maxBytes: options.cacheMaxBytes,
-      bundleOptions: options.bundleOptions,
+      // Development bundles register their components for React Fast Refresh (a no-op where
+      // the page has no refresh runtime); production-mode bundles never do.
+      bundleOptions: { refresh: true, ...options.bundleOptions },
       buildTimeoutMs: options.buildTimeoutMs,
       watch: options.watchFiles,
       freshness: Freshness.of(this), // this handler set's own (see `bundling/freshness.ts`)
@@ -127,7 +129,7 @@ class HandlerSet implements Handlers {
       recycleBytes: options.renderRecycleBytes,
       publicUrl,
       staticUrl: this.#staticMode
-        ? (options.staticUrl ?? `${(publicUrl ?? "/api").replace(/\/+$/, "")}/static`)
+        ? (options.staticUrl ?? `${resolveApiBase(publicUrl)}/static`)
         : undefined,
       logger: this.logger,
     });

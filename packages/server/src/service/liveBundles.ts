@@ -1,6 +1,6 @@
-import type { ComponentName } from "@svc/protocol";
+import { type ComponentName, STYLESHEET_FILE } from "@svc/protocol";
 import type { BundleCache, CachedBundle } from "../bundling/bundleCache.ts";
-import { ASSET_NAME, STYLESHEET_NAME } from "../bundling/componentFiles.ts";
+import { ASSET_NAME } from "../bundling/componentFiles.ts";
 import { componentNotFound } from "../components/closestName.ts";
 import type { Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import { compareCodePoints } from "../components/componentRegistry.ts";
@@ -98,7 +98,7 @@ export class LiveBundles {
    * built until one has it. Names are content-addressed, so whichever has it has these bytes.
    */
   async builtFile(path: string): Promise<Uint8Array | undefined> {
-    if (!STYLESHEET_NAME.test(path) && !ASSET_NAME.test(path.replace(/^assets\//, ""))) {
+    if (!STYLESHEET_FILE.test(path) && !ASSET_NAME.test(path.replace(/^assets\//, ""))) {
       return undefined;
     }
     for (const component of this.registry.list()) {
