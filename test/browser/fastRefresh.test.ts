@@ -75,12 +75,19 @@ function shown(page: Page, root: string) {
  * The scenario every host goes through, on `url`, with the counter as `name` in `dir`,
  * shown inside `root`.
  */
+/** Opens `url` and clicks the counter at `root` (showing "one", 0) up to 3. */
+async function countedTo3(url: string, root: string) {
+  const opened = await suite.newPage();
+  await opened.page.goto(url);
+  await poll(() => shown(opened.page, root)).toMatchObject({ text: "one", count: "0" });
+  for (let i = 0; i < 3; i++) await opened.page.click(`${root} button`);
+  await poll(() => shown(opened.page, root)).toMatchObject({ count: "3" });
+  return opened;
+}
+
 async function keepsState(url: string, dir: string, name: string, root: string) {
-  const { page, errors } = await suite.newPage();
-  await page.goto(url);
-  await poll(() => shown(page, root)).toEqual({ text: "one", count: "0", color: "rgb(255, 0, 0)" });
-  for (let i = 0; i < 3; i++) await page.click(`${root} button`);
-  await poll(() => shown(page, root)).toMatchObject({ count: "3" });
+  const { page, errors } = await countedTo3(url, root);
+  expect(await shown(page, root)).toMatchObject({ color: "rgb(255, 0, 0)" });
 
   // The text: new text, same count.
   await writeFile(join(dir, name, "index.tsx"), counter("two"));
@@ -149,11 +156,7 @@ describe("React Fast Refresh on a loader page", () => {
       registry,
       '<div id="c" data-svc-component="counter"></div>',
     );
-    const { page, errors } = await suite.newPage();
-    await page.goto(url);
-    await poll(() => shown(page, "#c")).toMatchObject({ text: "one", count: "0" });
-    for (let i = 0; i < 3; i++) await page.click("#c button");
-    await poll(() => shown(page, "#c")).toMatchObject({ count: "3" });
+    const { page, errors } = await countedTo3(url, "#c");
     await writeFile(join(dir, "counter", "index.tsx"), withConstant("two"));
     await poll(() => shown(page, "#c")).toMatchObject({ text: "two", count: "0" });
     expect(errors).toEqual([]);
@@ -172,11 +175,7 @@ describe("React Fast Refresh on a loader page", () => {
       registry,
       '<div id="c" data-svc-component="counter"></div>',
     );
-    const { page, errors } = await suite.newPage();
-    await page.goto(url);
-    await poll(() => shown(page, "#c")).toMatchObject({ text: "one", count: "0" });
-    for (let i = 0; i < 3; i++) await page.click("#c button");
-    await poll(() => shown(page, "#c")).toMatchObject({ count: "3" });
+    const { page, errors } = await countedTo3(url, "#c");
     await writeFile(join(dir, "counter", "label.ts"), 'export const LABEL = "two";\n');
     await poll(() => shown(page, "#c")).toMatchObject({ text: "two", count: "3" });
     expect(errors).toEqual([]);

@@ -196,25 +196,10 @@ describe("npm install in the repository on an older Node", () => {
     () => {
       const dir = checkout();
       try {
-        // --offline with an empty cache: were npm to go on, it would fail fetching, not hang.
-        const result = spawnSync(
-          process.execPath,
-          [
-            npmCli as string,
-            "install",
-            "--offline",
-            "--no-audit",
-            "--no-fund",
-            "--cache",
-            join(dir, ".cache"),
-          ],
-          {
-            cwd: dir,
-            encoding: "utf8",
-            timeout: 60_000,
-            env: { ...process.env, NODE_OPTIONS: `--import=${pretend("20.20.2")}` },
-          },
-        );
+        const result = npmInstall(npmCli as string, process.execPath, dir, {
+          ...process.env,
+          NODE_OPTIONS: `--import=${pretend("20.20.2")}`,
+        });
         expectRefused(result, dir, "v20.20.2");
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -229,19 +214,7 @@ describe("npm install in the repository on an older Node", () => {
         const dir = checkout();
         try {
           const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
-          const result = spawnSync(
-            node,
-            [
-              npmCli as string,
-              "install",
-              "--offline",
-              "--no-audit",
-              "--no-fund",
-              "--cache",
-              join(dir, ".cache"),
-            ],
-            { cwd: dir, encoding: "utf8", timeout: 60_000 },
-          );
+          const result = npmInstall(npmCli as string, node, dir);
           expectRefused(result, dir, version);
         } finally {
           rmSync(dir, { recursive: true, force: true });
@@ -250,3 +223,15 @@ describe("npm install in the repository on an older Node", () => {
     },
   );
 });
+
+/**
+ * `npm install` in `dir` run by `node`, offline with an empty cache: were npm to go on past the
+ * version check, it would fail fetching, not hang.
+ */
+function npmInstall(cli: string, node: string, dir: string, env?: NodeJS.ProcessEnv) {
+  return spawnSync(
+    node,
+    [cli, "install", "--offline", "--no-audit", "--no-fund", "--cache", join(dir, ".cache")],
+    { cwd: dir, encoding: "utf8", timeout: 60_000, env },
+  );
+}
