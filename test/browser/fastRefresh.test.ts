@@ -75,6 +75,18 @@ function shown(page: Page, root: string) {
  * The scenario every host goes through, on `url`, with the counter as `name` in `dir`,
  * shown inside `root`.
  */
+/** Serves `app` on a free loopback port until the suite ends; its origin. */
+async function listen(app: express.Express, svc: { close(): unknown }): Promise<string> {
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  suite.after(async () => {
+    svc.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 /** Opens `url` and clicks the counter at `root` (showing "one", 0) up to 3. */
 async function countedTo3(url: string, root: string) {
   const opened = await suite.newPage();
@@ -124,14 +136,7 @@ async function expressLoaderPage(registry: ComponentRegistry, body: string): Pro
   app.get("/page.html", (_req, res) => {
     res.type("html").send(loaderPage(body));
   });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  suite.after(async () => {
-    svc.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/page.html`;
+  return `${await listen(app, svc)}/page.html`;
 }
 
 beforeAll(async () => {
@@ -208,15 +213,7 @@ describe("React Fast Refresh on a loader page", () => {
       const island = await svc.island("counter");
       res.type("html").send(loaderPage(`<div id="c">${island}</div>`));
     });
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    suite.after(async () => {
-      svc.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    const { port } = server.address() as AddressInfo;
-    await keepsState(`http://127.0.0.1:${port}/island.html`, dir, "counter", "#c");
+    await keepsState(`${await listen(app, svc)}/island.html`, dir, "counter", "#c");
   });
 });
 
