@@ -56,6 +56,20 @@ export function buildLoaderOnce(): Promise<BuiltLoader> {
   return loaderBuild;
 }
 
+/**
+ * What a browser test starts from, made at once: Chromium, a directory for the components and
+ * one for a build (`<prefix>` and `<prefix>build-`), and the loader built from source.
+ */
+export async function browserTestBase(prefix: string) {
+  const [browser, dir, buildDir, loader] = await Promise.all([
+    launchBrowser(),
+    makeTempDir(prefix),
+    makeTempDir(`${prefix}build-`),
+    buildLoaderOnce(),
+  ]);
+  return { browser, dir, buildDir, loader };
+}
+
 /** Writes `files` (path → contents) below `dir`. */
 export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [path, contents] of Object.entries(files)) {

@@ -20,14 +20,7 @@ import {
 import * as esbuild from "esbuild";
 import type { Browser, ConsoleMessage, Locator, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  buildLoaderOnce,
-  launchBrowser,
-  makeTempDir,
-  noisePng,
-  removeDir,
-  writeFiles,
-} from "./helpers.ts";
+import { browserTestBase, noisePng, removeDir, writeFiles } from "./helpers.ts";
 
 const COMPONENTS: Record<string, string> = {
   "counter/index.tsx": `import { useState } from "react";
@@ -130,16 +123,12 @@ const allRequests: string[] = [];
 let hydratingApp: string;
 
 beforeAll(async () => {
-  const [launched, root, buildRoot, loader] = await Promise.all([
-    launchBrowser(),
-    makeTempDir("svc-islands-"),
-    makeTempDir("svc-islands-build-"),
-    buildLoaderOnce(),
-  ]);
-  browser = launched;
+  const made = await browserTestBase("svc-islands-");
+  const { loader } = made;
+  browser = made.browser;
   hydratingApp = await bundleHydratingApp();
-  dir = root;
-  out = buildRoot;
+  dir = made.dir;
+  out = made.buildDir;
   await writeFiles(dir, { ...COMPONENTS, "card/photo.png": noisePng(12) as unknown as string });
   const registry = new ComponentRegistry(dir, { logger: silentLogger });
   // The backend renders islands with a handler set of its own; the API serves the bundles.

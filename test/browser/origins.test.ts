@@ -20,14 +20,7 @@ import {
   type NodeHandlerOptions,
   silentLogger,
 } from "../conformance/svc.ts";
-import {
-  buildLoaderOnce,
-  launchBrowser,
-  makeTempDir,
-  noisePng,
-  removeDir,
-  writeFiles,
-} from "./helpers.ts";
+import { browserTestBase, noisePng, removeDir, writeFiles } from "./helpers.ts";
 
 const COMPONENTS = {
   "photo/index.tsx": `import "./photo.css";
@@ -115,16 +108,11 @@ let registry: ComponentRegistry;
 const loader = { production: "", development: "", extras: "", islands: "" };
 
 beforeAll(async () => {
-  const [launched, root, buildRoot, built] = await Promise.all([
-    launchBrowser(),
-    makeTempDir("svc-origins-"),
-    makeTempDir("svc-origins-build-"),
-    buildLoaderOnce(),
-  ]);
-  browser = launched;
-  dir = root;
-  out = join(buildRoot, "build");
-  Object.assign(loader, built);
+  const base = await browserTestBase("svc-origins-");
+  browser = base.browser;
+  dir = base.dir;
+  out = join(base.buildDir, "build");
+  Object.assign(loader, base.loader);
   await writeFiles(dir, { ...COMPONENTS, "photo/picture.png": noisePng(12) as unknown as string });
   registry = new ComponentRegistry(dir, { logger: silentLogger });
   await build({ registry, outDir: out });

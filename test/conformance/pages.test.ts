@@ -5,6 +5,7 @@
  * handler set. A real server of each framework renders a page with an island in it, a failed
  * render reaching the page's route as an `SvcError` with its kind.
  */
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
@@ -14,7 +15,7 @@ import { svcFastify } from "../../packages/server/src/transports/fastify.ts";
 import { svcHono } from "../../packages/server/src/transports/hono.ts";
 import { svcKoa } from "../../packages/server/src/transports/koa.ts";
 import type { SvcIslands as NestIslands } from "../../packages/server/src/transports/nest.ts";
-import { listenNode, type Running } from "./drivers/driver.ts";
+import { listenNode, type Running, runningNode } from "./drivers/driver.ts";
 import { importNest } from "./drivers/nest.ts";
 import { createFixture } from "./fixture.ts";
 import { send } from "./suite.ts";
@@ -100,15 +101,7 @@ const apps: App[] = [
       const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
         const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
       });
-      const { port } = server.address() as AddressInfo;
-      return {
-        url: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            if ("closeAllConnections" in server) server.closeAllConnections();
-          }),
-      };
+      return runningNode(server as Server);
     },
   },
   {

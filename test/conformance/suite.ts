@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTree } from "../../packages/server/src/test/fixtures.ts";
 import {
   ALLOWED_HOST,
+  BODY_LIMIT,
   type Case,
   CORS_ORIGIN,
   type Config,
@@ -17,6 +18,7 @@ import {
   type Expected,
   hasDotSegment,
   JSON_TYPE,
+  propsOfSize,
 } from "./cases.ts";
 import type { Driver, Running } from "./drivers/driver.ts";
 import { createFixture, type Fixture } from "./fixture.ts";
@@ -140,6 +142,21 @@ export function svcErrorKind(answer: Answer): string | undefined {
   if (answer.headers["content-type"] !== JSON_TYPE) return undefined;
   const body = JSON.parse(answer.body.toString()) as { error?: unknown };
   return typeof body.error === "string" ? body.error : undefined;
+}
+
+/**
+ * svc's body rule at `island` (an island endpoint of the app at `base`): JSON props up to the
+ * limit render, one byte over is svc's 413, malformed JSON svc's InvalidProps; and the app's
+ * own `/echo` route still parses JSON.
+ */
+export async function expectSvcBodyRule(base: string, island: string): Promise<void> {
+  expect((await post(base, island, propsOfSize(BODY_LIMIT))).status).toBe(200);
+  const over = await post(base, island, propsOfSize(BODY_LIMIT + 1));
+  expect(over.status).toBe(413);
+  expect(svcErrorKind(over)).toBe("PayloadTooLarge");
+  expect(svcErrorKind(await post(base, island, "{oops"))).toBe("InvalidProps");
+  const echo = await post(base, "/echo", '{"a":1}');
+  expect(JSON.parse(echo.body.toString())).toEqual({ a: 1 });
 }
 
 /** The transport-free core's answer to the same request: what every transport must send. */
