@@ -156,7 +156,7 @@ export async function sample(server: Server, url: string, seconds: number): Prom
  * on it: capacity ratio = plain route's CPU per request / bridge's.
  */
 /** Response headers that differ between any two answers, or that no client compares. */
-const VOLATILE = new Set(["date", "connection", "keep-alive"]);
+const VOLATILE = new Set(["date", "connection", "keep-alive", "server-timing"]);
 
 function headersOf(res: Response): string {
   const lines: string[] = [];
