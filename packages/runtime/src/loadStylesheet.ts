@@ -35,6 +35,9 @@ export function loadStylesheet(
   return pending;
 }
 
+/** How long to wait for a page's own `<link>` before fetching the stylesheet itself. */
+const LINK_WAIT_MS = 5_000;
+
 /**
  * The CSS of a `<link rel="stylesheet">` of the page for `url`, once it has loaded; undefined
  * when there is none, it failed, or its rules cannot be read (another origin without CORS).
@@ -45,10 +48,17 @@ async function linkedText(url: string): Promise<string | undefined> {
     document.querySelectorAll<HTMLLinkElement>('link[rel~="stylesheet"]'),
   ).find((candidate) => candidate.href === url);
   if (link === undefined) return undefined;
-  if (link.sheet === null) {
+  // Still loading: wait for it. One that failed has no sheet either, but the browser has a
+  // timing entry for its URL by then, and its load event will not come again.
+  if (link.sheet === null && performance.getEntriesByName(url, "resource").length === 0) {
     await new Promise((settle) => {
-      link.addEventListener("load", settle, { once: true });
-      link.addEventListener("error", settle, { once: true });
+      const timer = setTimeout(settle, LINK_WAIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        settle(undefined);
+      };
+      link.addEventListener("load", done, { once: true });
+      link.addEventListener("error", done, { once: true });
     });
   }
   try {
