@@ -7,10 +7,10 @@
  * (`RefreshGlobal` of `@svc/protocol`), which development bundles register their components
  * with (`refreshTransform.ts`). Built with esbuild on first request, then kept.
  */
-import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { REFRESH_GLOBAL } from "@svc/protocol";
 import * as esbuild from "esbuild";
+import { etagOfBytes } from "../util/contentHash.ts";
 
 /** The built file and its ETag (what the request handler serves, as it serves the loaders). */
 export interface RefreshRuntimeFile {
@@ -82,6 +82,5 @@ async function buildRefreshRuntime(): Promise<RefreshRuntimeFile> {
   const output = result.outputFiles[0];
   if (output === undefined) throw new Error("svc: esbuild produced no refresh.js");
   const body = output.contents;
-  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
-  return { body, etag };
+  return { body, etag: etagOfBytes(body) };
 }
