@@ -127,6 +127,7 @@ const loaderPage = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"></head><body>${body}<script src="/api/loader.dev.js" data-svc-live></script></body></html>`;
 
 let devLoaderScript: string;
+let islandsScript: string;
 
 /** An Express app with svc at `/api` (live) and a loader page of `body`: the page's URL. */
 async function expressLoaderPage(registry: ComponentRegistry, body: string): Promise<string> {
@@ -140,7 +141,7 @@ async function expressLoaderPage(registry: ComponentRegistry, body: string): Pro
 }
 
 beforeAll(async () => {
-  devLoaderScript = (await buildLoaderOnce()).development;
+  ({ development: devLoaderScript, islands: islandsScript } = await buildLoaderOnce());
 });
 
 describe("React Fast Refresh on a loader page", () => {
@@ -214,6 +215,35 @@ describe("React Fast Refresh on a loader page", () => {
       res.type("html").send(loaderPage(`<div id="c">${island}</div>`));
     });
     await keepsState(`${await listen(app, svc)}/island.html`, dir, "counter", "#c");
+  });
+
+  it("an island started by islands.js with data-svc-live (it fetches loader.dev.js): the same", async () => {
+    const { dir, registry } = await counterDir("counter");
+    const svc = svcExpress(registry, {
+      live: true,
+      devLoaderScript,
+      islandsScript,
+      logger: silentLogger,
+    });
+    const app = express();
+    const loaders: string[] = [];
+    app.use((req, _res, next) => {
+      if (/\/loader[.\w]*\.js$/.test(req.path)) loaders.push(req.path);
+      next();
+    });
+    app.use("/api", svc);
+    app.get("/island.html", async (_req, res) => {
+      const island = await svc.island("counter", {}, { hydrate: "visible" });
+      res
+        .type("html")
+        .send(
+          `<!doctype html><html><body><div id="c">${island}</div><script src="/api/islands.js" data-svc-live></script></body></html>`,
+        );
+    });
+    await keepsState(`${await listen(app, svc)}/island.html`, dir, "counter", "#c");
+    expect(loaders.filter((path) => path !== "/api/loader.extras.js")).toEqual([
+      "/api/loader.dev.js",
+    ]);
   });
 });
 

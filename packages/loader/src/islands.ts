@@ -20,8 +20,10 @@
  * the held clicks go to the page as they are.
  *
  * The loader is fetched at once for a container the server did not render (it has nothing to
- * show without it) and for live reload (`data-svc-live`). The loader script it adds carries
- * this script's `data-svc-api`, `data-svc-manifest`, `data-svc-live` and `nonce`.
+ * show without it) and for live reload (`data-svc-live`) — then its development build,
+ * `loader.dev.js` (React's development build, which React Fast Refresh needs: an island edited
+ * keeps its state), also from beside this script. The loader script it adds carries this
+ * script's `data-svc-api`, `data-svc-manifest`, `data-svc-live` and `nonce`.
  *
  * What the loader will fetch next is asked for together with it, not after it: the extras
  * (`loader.extras.js`) and the bundles of the island that fired (its own and those of the
@@ -42,7 +44,9 @@ import {
   ATTR_SSR,
   bundlePath,
   DEFAULT_API_BASE,
+  DEV_LOADER_PATH,
   LOADER_EXTRAS_FILE,
+  LOADER_PATH,
   resolveApiBase,
 } from "@svc/protocol";
 import { replayInteraction, whenToHydrate } from "@svc/runtime/islands";
@@ -58,17 +62,19 @@ start(
 );
 
 function start(script: HTMLScriptElement | null): void {
-  const loaderUrl = new URL(
-    script?.getAttribute(ATTR_LOADER) ?? "loader.js",
-    script?.src || document.baseURI,
-  ).href;
+  /** `loader.js`, or for a page following live reload `loader.dev.js`, beside this script. */
+  const loaderUrl = (live: boolean) =>
+    new URL(
+      script?.getAttribute(ATTR_LOADER) ?? (live ? DEV_LOADER_PATH : LOADER_PATH).slice(1),
+      script?.src || document.baseURI,
+    ).href;
   /** What stops each island's wait: the loader waits on them itself once it is there. */
   const waits: (() => void)[] = [];
   /** `interaction` islands: their watch is the loader's too (see above), so it is kept. */
   const watched: Element[] = [];
   let requested = false;
 
-  const fetchLoader = (due?: Element) => {
+  const fetchLoader = (due?: Element, live = false) => {
     if (requested) return;
     requested = true;
     for (const stop of waits.splice(0)) stop();
@@ -79,7 +85,8 @@ function start(script: HTMLScriptElement | null): void {
     }
     if (due !== undefined) preloadFor(script, due);
     const loader = document.createElement("script");
-    loader.src = loaderUrl;
+    const url = loaderUrl(live);
+    loader.src = url;
     for (const name of HANDED_ON) {
       const value = script?.getAttribute(name);
       if (value !== null && value !== undefined) loader.setAttribute(name, value);
@@ -88,17 +95,20 @@ function start(script: HTMLScriptElement | null): void {
     loader.onerror = () => {
       for (const container of watched) replayInteraction(container);
       console.error(
-        `svc islands: ${loaderUrl} could not be loaded (serve loader.js beside islands.js, or name it with ${ATTR_LOADER})`,
+        `svc islands: ${url} could not be loaded (serve ${url.slice(url.lastIndexOf("/") + 1)} beside islands.js, or name it with ${ATTR_LOADER})`,
       );
     };
     document.head.append(loader);
   };
 
   const scan = () => {
-    if (isLive(script)) return fetchLoader();
-    for (const container of document.querySelectorAll(`[${ATTR_COMPONENT}]`)) {
+    if (isLive(script)) return fetchLoader(undefined, true);
+    const containers = document.querySelectorAll(`[${ATTR_COMPONENT}]`);
+    // One loader for the page: its development build when any container follows live reload.
+    const live = [...containers].some(isLive);
+    for (const container of containers) {
       // Nothing on the page for it until the loader renders it, or it follows live reload.
-      if (!container.hasAttribute(ATTR_SSR) || isLive(container)) return fetchLoader();
+      if (!container.hasAttribute(ATTR_SSR) || live) return fetchLoader(undefined, live);
       const stop = whenToHydrate(container, () => fetchLoader(container));
       if (container.getAttribute(ATTR_HYDRATE) === "interaction") {
         watched.push(container);
