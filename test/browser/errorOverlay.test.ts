@@ -38,6 +38,14 @@ const THROWER = `export default function Thrower(): never {
 }
 `;
 
+/** A component rendering the thrower through `@svc/react` (the vendor build on a loader page). */
+const NEST = `import { ServerComponent } from "@svc/react";
+
+export default function Nest() {
+  return <section className="nest"><ServerComponent name="thrower" /></section>;
+}
+`;
+
 /** The policy svc documents as enough (docs/BROWSER.md): no `'unsafe-inline'` anywhere. */
 const STRICT = {
   "content-security-policy":
@@ -55,7 +63,11 @@ let production: TestServer;
 
 beforeAll(async () => {
   dir = await suite.tempDir("svc-overlay-");
-  await writeFiles(dir, { "hello/index.tsx": HELLO, "thrower/index.tsx": THROWER });
+  await writeFiles(dir, {
+    "hello/index.tsx": HELLO,
+    "thrower/index.tsx": THROWER,
+    "nest/index.tsx": NEST,
+  });
   const out = join(await suite.tempDir("svc-overlay-build-"), "svc");
   const app = new URL("./fixtures/errorOverlayApp.tsx", import.meta.url);
   const [devApp, prodApp] = await Promise.all([
@@ -78,6 +90,10 @@ beforeAll(async () => {
           `<div id="thrower">${widget("thrower")}</div><div id="hello">${widget("hello")}</div>${live}`,
           { loader: false },
         ),
+      },
+      "/nest.html": {
+        headers: STRICT,
+        body: html(`<div id="nest">${widget("nest")}</div>${live}`, { loader: false }),
       },
       "/app.dev.js": { body: devApp },
       "/app.prod.js": { body: prodApp },
@@ -173,6 +189,15 @@ describe("development, the standalone loader (live reload)", () => {
       'Component "thrower" threw: kaboom from thrower',
     );
     await poll(() => page.locator("#hello .hello").textContent()).toBe("Hello, world!");
+    expect(violations).toEqual([]);
+  });
+
+  it("a component nested through ServerComponent fails as the loader's own do (message and overlay, no placeholder)", async () => {
+    const { page, violations } = await suite.open(`${dev.url}/nest.html`);
+    await poll(() => overlayText(page, ".title")).toBe('Component "thrower" · Render');
+    expect(await page.locator("#nest .nest [role=alert]").textContent()).toBe(
+      'Component "thrower" threw: kaboom from thrower',
+    );
     expect(violations).toEqual([]);
   });
 });

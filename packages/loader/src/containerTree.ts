@@ -193,5 +193,30 @@ function Loaded({ source, name, props }: FrameProps) {
   const queryClient = S === undefined ? undefined : queryClientOf(source);
   return S === undefined
     ? content
-    : h(S.SvcProvider, { client: source.client, queryClient }, content);
+    : h(
+        S.SvcProvider,
+        { client: source.client, queryClient, errorFallback: errorFallbackOf(source) },
+        content,
+      );
+}
+
+/** Each source's fallback for `@svc/react`'s boundaries, made once (the provider keeps it). */
+const errorFallbacks = new WeakMap<
+  Source,
+  (error: Error & { component?: string }) => React.ReactNode
+>();
+
+/**
+ * What a component nested in one of the loader's (`ServerComponent`, `useComponent` under an
+ * `SvcErrorBoundary` without a fallback) shows when it fails: what the loader shows for its
+ * own — `@svc/react` on the page is the vendor build, production whatever the server's mode,
+ * and the loader knows better (an API is not a static build; live reload means the overlay).
+ */
+function errorFallbackOf(source: Source) {
+  let fallback = errorFallbacks.get(source);
+  if (fallback === undefined) {
+    fallback = (error) => h(ErrorMessage, { error, source, name: error.component ?? "unknown" });
+    errorFallbacks.set(source, fallback);
+  }
+  return fallback;
 }

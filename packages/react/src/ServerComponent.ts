@@ -25,8 +25,9 @@ interface ServerComponentOptions<N extends string> {
   /** Shown while the bundle loads. Default: nothing. */
   fallback?: ReactNode;
   /**
-   * Shown when loading or rendering fails. Default: in development the error message
-   * ({@link SvcErrorMessage}) and the error overlay; in production a neutral placeholder.
+   * Shown when loading or rendering fails. Default: the nearest `SvcProvider`'s
+   * `errorFallback`, else in development the error message ({@link SvcErrorMessage}) and the
+   * error overlay, in production a neutral placeholder.
    */
   errorFallback?: ErrorFallback;
   onError?: SvcErrorBoundaryProps["onError"];

@@ -11,20 +11,21 @@ import {
   useEffect,
 } from "react";
 import { revisionOf, subscribeRevisions } from "./componentRevision.ts";
-import { SvcContext } from "./svcContext.ts";
+import { type ErrorFallback, SvcContext } from "./svcContext.ts";
 
 // Replaced by bundlers; declared per module so no Node types are needed or clashed with.
 declare const process: { env: { NODE_ENV?: string } };
 
-export type ErrorFallback = ReactNode | ((error: SvcError, reset: () => void) => ReactNode);
+export type { ErrorFallback } from "./svcContext.ts";
 
 export interface SvcErrorBoundaryProps {
   /** The component rendered inside; a plain error thrown in it becomes a `RenderError`. */
   component?: string;
   /**
-   * Shown instead of the children after an error. Default: in development the message
-   * ({@link SvcErrorMessage}) and the error overlay over the page; in production a neutral
-   * placeholder ("This component could not be shown"), the details in the console.
+   * Shown instead of the children after an error. Default: the `errorFallback` of the
+   * nearest `SvcProvider`, else in development the message ({@link SvcErrorMessage}) and the
+   * error overlay over the page, in production a neutral placeholder ("This component could
+   * not be shown"), the details in the console.
    */
   fallback?: ErrorFallback;
   onError?: (error: SvcError, info: ErrorInfo) => void;
@@ -128,7 +129,7 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
   override render(): ReactNode {
     const error = this.error();
     if (error === null) return this.props.children;
-    const { fallback } = this.props;
+    const fallback = this.props.fallback ?? this.context?.errorFallback;
     if (typeof fallback === "function") return fallback(error, this.reset);
     if (fallback !== undefined) return fallback;
     return createElement(DefaultFallback, { error });

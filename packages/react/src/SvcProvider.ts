@@ -11,7 +11,7 @@ import {
 } from "react";
 import { connectLive, type LiveOptions } from "./connectLive.ts";
 import { exposeToComponents, installReactModules } from "./installReactModules.ts";
-import { SvcContext, type SvcContextValue } from "./svcContext.ts";
+import { type ErrorFallback, SvcContext, type SvcContextValue } from "./svcContext.ts";
 
 export interface SvcProviderProps {
   /** Base URL of the svc API. Default `"/api"`. */
@@ -42,6 +42,14 @@ export interface SvcProviderProps {
    * others keep their state. Default: off.
    */
   live?: boolean | LiveOptions;
+  /**
+   * What `SvcErrorBoundary` and `ServerComponent` below show after an error when given no
+   * `fallback` / `errorFallback` of their own: one place for the app's error display. Default:
+   * in development the message and the error overlay, in production a neutral placeholder.
+   * (The standalone loader passes its own, so a component nested in one it renders fails
+   * as that one would.)
+   */
+  errorFallback?: ErrorFallback;
   children?: ReactNode;
 }
 
@@ -54,6 +62,7 @@ export function SvcProvider({
   client,
   modules,
   live,
+  errorFallback,
   children,
 }: SvcProviderProps): ReactNode {
   const ambient = useContext(QueryClientContext);
@@ -70,8 +79,8 @@ export function SvcProvider({
   );
   const resolvedQueryClient = queryClient ?? ambient ?? own;
   const value = useMemo<SvcContextValue>(
-    () => ({ client: svcClient, queryClient: resolvedQueryClient }),
-    [svcClient, resolvedQueryClient],
+    () => ({ client: svcClient, queryClient: resolvedQueryClient, errorFallback }),
+    [svcClient, resolvedQueryClient, errorFallback],
   );
   useLive(live, value);
   return createElement(SvcContext.Provider, { value }, children);

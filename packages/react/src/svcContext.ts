@@ -1,10 +1,15 @@
-import type { SvcClient } from "@svc/runtime";
+import type { SvcClient, SvcError } from "@svc/runtime";
 import type { QueryClient } from "@tanstack/react-query";
-import { createContext, useContext } from "react";
+import { createContext, type ReactNode, useContext } from "react";
+
+/** What an error boundary shows after an error: an element, or one made from the error. */
+export type ErrorFallback = ReactNode | ((error: SvcError, reset: () => void) => ReactNode);
 
 export interface SvcContextValue {
   client: SvcClient;
   queryClient: QueryClient;
+  /** What `SvcErrorBoundary` (and `ServerComponent`) below shows when given no fallback. */
+  errorFallback?: ErrorFallback;
 }
 
 export const SvcContext = createContext<SvcContextValue | null>(null);

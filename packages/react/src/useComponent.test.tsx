@@ -154,4 +154,24 @@ describe("useComponent", () => {
     });
     expect((await screen.findByTestId("card")).textContent).toBe("via ServerComponent");
   });
+
+  it("shows the provider's errorFallback where a ServerComponent has none, its own where it has one", async () => {
+    const { client } = clientFor("/api", {});
+    await act(async () => {
+      render(
+        <SvcProvider
+          client={client}
+          errorFallback={(error) => (
+            <p data-testid="provider">{`${error.kind} ${error.component}`}</p>
+          )}
+        >
+          <ServerComponent name="nowhere" />
+          <ServerComponent name="elsewhere" errorFallback={<p data-testid="own">own</p>} />
+        </SvcProvider>,
+      );
+    });
+    expect((await screen.findByTestId("provider")).textContent).toBe("ComponentNotFound nowhere");
+    expect((await screen.findByTestId("own")).textContent).toBe("own");
+    expect(screen.getAllByTestId("provider")).toHaveLength(1);
+  });
 });
