@@ -9,6 +9,7 @@ import { BundleError } from "../errors.ts";
 import { silentLogger } from "../logger.ts";
 import { createHandlers } from "../service/handlers.ts";
 import { writeTree } from "../test/fixtures.ts";
+import { createBridgeHandler } from "../transports/bridgeHandler.ts";
 import { createEsbuildOptions, esbuildBundler } from "./bundler.ts";
 import { refreshTransform } from "./refreshTransform.ts";
 
@@ -108,6 +109,18 @@ describe("refreshTransform", () => {
     expect(text((await on.getBundle("counter" as never)).code)).toContain("__svcRefresh");
     expect(text((await off.getBundle("counter" as never)).code)).not.toContain("RefreshReg");
     expect(text((await production.getBundle("counter" as never)).code)).not.toContain("RefreshReg");
+  });
+
+  it("is on in a bridge only where it has live reload", async () => {
+    const { registry } = fixture();
+    const bridge = (live: boolean) =>
+      createBridgeHandler(registry, { live, logger: silentLogger, watchFiles: false });
+    const [withLive, withoutLive] = [bridge(true), bridge(false)];
+    onTestFinished(() => Promise.all([withLive.close(), withoutLive.close()]));
+    const bundle = (handler: ReturnType<typeof bridge>) =>
+      handler.handlers.getBundle("counter" as never).then(({ code }) => text(code));
+    expect(await bundle(withLive)).toContain("__svcRefresh");
+    expect(await bundle(withoutLive)).not.toContain("RefreshReg");
   });
 });
 

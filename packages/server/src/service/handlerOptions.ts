@@ -7,7 +7,8 @@ export interface HandlerOptions {
   bundler?: Bundler;
   /**
    * Options for live bundles. Default: not minified, inline source maps, development, with
-   * React Fast Refresh registrations (`refresh: false` leaves them out).
+   * React Fast Refresh registrations (`refresh: false` leaves them out; a bridge leaves them
+   * out when it has no live reload, as no page could get a new version to refresh).
    */
   bundleOptions?: BundleOptions;
   /** Upper bound on cached bundle bytes (LRU). Default: 256 MiB. */

@@ -50,8 +50,14 @@ export function createBridgeHandler(
   source: ComponentRegistry | Handlers,
   options: BridgeOptions = {},
 ): BridgeHandler {
-  const handlers = resolveHandlers(source, options);
-  const live = resolveLive(handlers, options);
+  const liveOn = wantsLive(options);
+  // React Fast Refresh's transform only where pages can follow live reload: without it no
+  // page gets a new version to refresh, and the transform would only slow each build.
+  const handlers = resolveHandlers(source, {
+    ...options,
+    bundleOptions: { refresh: liveOn, ...options.bundleOptions },
+  });
+  const live = liveOn ? resolveLive(handlers, options) : undefined;
   const handle = createRequestHandler(handlers, { ...options, events: live });
   const close = async (graceMs?: number) => {
     live?.close();
@@ -79,11 +85,13 @@ export function createFrameworkHandler(
   return createBridgeHandler(source, options);
 }
 
-function resolveLive(handlers: Handlers, options: BridgeOptions): LiveReload | undefined {
-  const { live } = options;
-  if (live === false) return undefined;
+/** Whether the bridge has live reload: asked for, or by default in development. */
+function wantsLive({ live, staticMode }: BridgeOptions): boolean {
+  if (live !== undefined) return live !== false;
+  return staticMode !== true && process.env.NODE_ENV !== "production";
+}
+
+function resolveLive(handlers: Handlers, { live }: BridgeOptions): LiveReload {
   if (typeof live === "object" && "check" in live) return live;
-  const development = options.staticMode !== true && process.env.NODE_ENV !== "production";
-  if (live === undefined && !development) return undefined;
   return createLiveReload(handlers, typeof live === "object" ? live : {});
 }
