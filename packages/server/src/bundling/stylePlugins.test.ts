@@ -70,6 +70,25 @@ const SCSS = {
     'import "../../shared/global.scss";\nimport styles from "./card.module.scss";\nexport default function Card() {\n  return <h2 className={styles.title}>card</h2>;\n}\n',
 };
 
+/**
+ * A component whose stylesheet `@use`s a partial in another folder that names images beside
+ * itself. `panel/bg.png` is a decoy: resolved from the component's folder, `./bg.png` would
+ * quietly be the wrong file (and `img/x.svg`, there only beside the partial, not found).
+ */
+const SHARED_IMAGES = {
+  ...PACKAGE,
+  "shared/bg.png": "PARTIAL-BG",
+  "shared/img/x.svg":
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>',
+  "shared/_theme.scss":
+    '// url(./missing.png) in a comment is no reference\n.hero {\n  background: url(./bg.png) no-repeat;\n  content: "url(./nope.png)";\n}\n@mixin icon {\n  mask: url("img/x.svg");\n}\n',
+  "components/panel/bg.png": "COMPONENT-BG",
+  "components/panel/panel.module.scss":
+    "@use '../../shared/theme';\n.box {\n  @include theme.icon;\n}\n",
+  "components/panel/index.tsx":
+    'import styles from "./panel.module.scss";\nexport default function Panel() {\n  return <div className={styles.box}>panel</div>;\n}\n',
+};
+
 describe("stylePlugin", () => {
   it("puts the Tailwind classes of a component's files in its stylesheet", async () => {
     // The project in `app/`; a file beside it that Tailwind must not scan (svc runs elsewhere).
@@ -183,6 +202,36 @@ describe("stylePlugin", () => {
       line: 2,
       text: "Undefined variable.",
     });
+  }, 30_000);
+
+  it("resolves url()s in a partial from the partial's folder, as Vite does", async () => {
+    const root = writeRepoTree(SHARED_IMAGES);
+    const output = await esbuildBundler.bundle(component(root, "panel"));
+    const text = css(output);
+    const bg = output.assets?.find((asset) => asset.path.startsWith("assets/bg-"));
+    const icon = output.assets?.find((asset) => asset.path.startsWith("assets/x-"));
+    // The image beside the partial, emitted as any CSS asset is, not the one beside the component.
+    expect(Buffer.from(bg?.bytes ?? []).toString("utf8")).toBe("PARTIAL-BG");
+    expect(Buffer.from(icon?.bytes ?? []).toString("utf8")).toContain("<svg");
+    expect(text).toContain(`url("./${bg?.path}") no-repeat`);
+    expect(text).toContain(`mask: url("./${icon?.path}")`);
+    // Strings and comments keep what they say.
+    expect(text).toContain('content: "url(./nope.png)"');
+    expect(output.assets).toHaveLength(2);
+    expect(output.inputs).toContain(join(root, "shared/_theme.scss"));
+  }, 30_000);
+
+  it("reports a Sass error in a partial with url()s at its own line", async () => {
+    const root = writeRepoTree({
+      ...SHARED_IMAGES,
+      "shared/_theme.scss": ".hero { background: url(./bg.png); }\n\n.bad { color: $missing; }\n",
+      "components/panel/panel.module.scss": "@use '../../shared/theme';\n",
+    });
+    const error = await esbuildBundler.bundle(component(root, "panel")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BundleError);
+    const [location] = (error as BundleError).errors;
+    expect(location).toMatchObject({ line: 3, text: "Undefined variable." });
+    expect(location?.file).toMatch(/shared\/_theme\.scss$/);
   }, 30_000);
 
   it("says in one line which package to install when sass is missing", async () => {

@@ -6,9 +6,12 @@
  * one is a {@link MissingPackageError}: one line naming the package to install.
  */
 import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { StyleSyntax } from "./rebaseUrls.ts";
+import { createRebasingImporter, type SassImporter, syntaxOf } from "./sassImporter.ts";
 
 /** The names a PostCSS configuration file may have, in the order they are looked for. */
 export const POSTCSS_CONFIG_FILES = [
@@ -92,9 +95,12 @@ async function loadPackage<T>(name: string, fromDir: string, need: string): Prom
 }
 
 interface SassModule {
-  compileAsync(
-    path: string,
+  compileStringAsync(
+    source: string,
     options: {
+      url: URL;
+      syntax: StyleSyntax;
+      importer: SassImporter;
       style: "expanded";
       sourceMap: false;
       importers: unknown[];
@@ -104,13 +110,23 @@ interface SassModule {
   NodePackageImporter?: new (entryPointDirectory?: string) => unknown;
 }
 
-/** Compiles the Sass file `file` (`sass`'s modern API), resolving `pkg:` URLs from its project. */
+/**
+ * Compiles the Sass file `file` (`sass`'s modern API), resolving `pkg:` URLs from its project.
+ * Relative `url()`s in the files it loads are rebased onto `file`'s folder, where esbuild
+ * resolves them: each names the file beside the partial that wrote it, as in Vite.
+ */
 export async function compileSass(file: string): Promise<CompiledStyle> {
   const dir = dirname(file);
   const sass = await loadPackage<SassModule>("sass", dir, "to compile it");
   const warnings: string[] = [];
   try {
-    const result = await sass.compileAsync(file, {
+    // From a string, so that the rebasing importer is the entry's own: Sass resolves a relative
+    // load with the importer that loaded the file it is written in, and a file compiled from
+    // its path gets Sass's own file-system importer, which loads partials unchanged.
+    const result = await sass.compileStringAsync(await readFile(file, "utf8"), {
+      url: pathToFileURL(file),
+      syntax: syntaxOf(file),
+      importer: createRebasingImporter(file),
       style: "expanded",
       sourceMap: false,
       importers: sass.NodePackageImporter === undefined ? [] : [new sass.NodePackageImporter(dir)],
