@@ -13,8 +13,8 @@
  * {@link ISLANDS_BUDGET_BYTES} gzip, also a failing row when missed.
  *
  * What `loader.js` fetches on demand is reported in rows of its own: `loader.extras.js`
- * (island hydration strategies, the live-reload client), only for a page with an island or live
- * reload; the vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
+ * (island hydration strategies), only for a page with an island; `loader.live.js` (the
+ * live-reload client, the error overlay), only for a page following live reload; the vendor files (`ON_DEMAND_MODULES`: `@svc/react` with TanStack Query, goober),
  * only for a bundle that imports them, as the server builds them (`buildVendorModules`,
  * esbuild, minified ES modules).
  */
@@ -86,6 +86,7 @@ export async function benchLoaderSize(): Promise<Row[]> {
     const sizes = ON_DEMAND_MODULES.map((module) => `${module} ${kB(gzipOf(module)).toFixed(1)}`);
     const svcReact = gzipOf("@svc/react") + gzipOf("@tanstack/react-query");
     const extras = readFileSync(built.extras);
+    const live = readFileSync(built.live);
     const islandsGzip = gzipSync(readFileSync(built.islands)).length;
     return [
       {
@@ -114,8 +115,13 @@ export async function benchLoaderSize(): Promise<Row[]> {
         gate: true,
       },
       {
-        name: "loader.extras.js gzip, fetched only for a page with an island or live reload",
+        name: "loader.extras.js gzip, fetched only for a page with an island",
         value: kB(gzipSync(extras).length),
+        unit: "kB",
+      },
+      {
+        name: "loader.live.js gzip, fetched only for a page following live reload (development)",
+        value: kB(gzipSync(live).length),
         unit: "kB",
       },
       {

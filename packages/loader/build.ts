@@ -7,8 +7,10 @@
  *   `@svc/react`, TanStack Query and goober by bare name (the page's import map resolves them)
  *   and each bundle by its own URL: no `blob:`, no import rewriting;
  * - `dist/loader.extras.js`: a minified ES module importing nothing, which `loader.js` and
- *   `loader.dev.js` fetch only for a page with an island or live reload (island hydration
- *   strategies, the live-reload client; see `src/extras.ts`). `loader.esm.js` bundles it;
+ *   `loader.dev.js` fetch only for a page with an island (island hydration strategies; see
+ *   `src/extras.ts`). `loader.esm.js` bundles it;
+ * - `dist/loader.live.js`: the same for a page that follows live reload (the live-reload
+ *   client and the error overlay, development only; `src/live.ts`). `loader.esm.js` bundles it;
  * - `dist/islands.js`: a minified classic script without React, for pages of server-rendered
  *   islands: it fetches `loader.js` when the first island's strategy fires (`src/islands.ts`).
  *
@@ -17,7 +19,12 @@
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { IMPORT_MAP_MODULES, ISLANDS_SCRIPT_FILE, LOADER_EXTRAS_FILE } from "@svc/protocol";
+import {
+  IMPORT_MAP_MODULES,
+  ISLANDS_SCRIPT_FILE,
+  LOADER_EXTRAS_FILE,
+  LOADER_LIVE_FILE,
+} from "@svc/protocol";
 import * as esbuild from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -34,8 +41,10 @@ export interface BuiltLoader {
   development: string;
   /** Absolute path of `loader.esm.js`: the ES-module loader for import-map pages (no `blob:`). */
   esm: string;
-  /** Absolute path of `loader.extras.js`: what `loader.js` fetches for islands and live reload. */
+  /** Absolute path of `loader.extras.js`: what `loader.js` fetches for islands. */
   extras: string;
+  /** Absolute path of `loader.live.js`: what `loader.js` fetches for live reload. */
+  live: string;
   /** Absolute path of `islands.js`: fetches `loader.js` when a first island hydrates. */
   islands: string;
 }
@@ -51,6 +60,7 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
   const development = `${outdir}/loader.dev.js`;
   const moduleLoader = `${outdir}/loader.esm.js`;
   const extrasFile = `${outdir}/${LOADER_EXTRAS_FILE}`;
+  const liveFile = `${outdir}/${LOADER_LIVE_FILE}`;
   const islandsFile = `${outdir}/${ISLANDS_SCRIPT_FILE}`;
   const common: esbuild.BuildOptions = {
     entryPoints: [`${here}src/loader.tsx`],
@@ -112,14 +122,16 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     // React, @svc/react, TanStack Query, goober: the page's, through its import map.
     plugins: [importMapExternals],
   });
-  const extras = await esbuild.build({
-    ...module,
-    entryPoints: [`${here}src/extras.ts`],
-    define: {
-      __SVC_LOADER_VERSION__: JSON.stringify(version),
-      "process.env.NODE_ENV": '"production"',
-    },
-  });
+  const part = (entry: string) =>
+    esbuild.build({
+      ...module,
+      entryPoints: [`${here}src/${entry}`],
+      define: {
+        __SVC_LOADER_VERSION__: JSON.stringify(version),
+        "process.env.NODE_ENV": '"production"',
+      },
+    });
+  const [extras, live] = await Promise.all([part("extras.ts"), part("live.ts")]);
   // A classic script without React: it stays out of the way of a loader already on the page.
   const islands = await esbuild.build({
     ...common,
@@ -134,9 +146,17 @@ export async function buildLoader(options: BuildLoaderOptions = {}): Promise<Bui
     writeAtomically(development, dev),
     writeAtomically(moduleLoader, esm),
     writeAtomically(extrasFile, extras),
+    writeAtomically(liveFile, live),
     writeAtomically(islandsFile, islands),
   ]);
-  return { production, development, esm: moduleLoader, extras: extrasFile, islands: islandsFile };
+  return {
+    production,
+    development,
+    esm: moduleLoader,
+    extras: extrasFile,
+    live: liveFile,
+    islands: islandsFile,
+  };
 }
 
 /**
@@ -207,16 +227,17 @@ const importMapExternals: esbuild.Plugin = {
 };
 
 /**
- * `loader.js` and `loader.dev.js` fetch `loader.extras.js` (island hydration strategies, the
- * live-reload client) when a page needs it; only `loader.esm.js` bundles `src/extras.ts`.
+ * `loader.js` and `loader.dev.js` fetch `loader.extras.js` (island hydration strategies) and
+ * `loader.live.js` (live reload) when a page needs them; only `loader.esm.js` bundles
+ * `src/extras.ts` and `src/live.ts`.
  * esbuild bundles a dynamic `import()` even in a branch the build makes dead, so the blob
  * builds see an empty module there.
  */
 const extrasOnDemand: esbuild.Plugin = {
   name: "svc-extras-on-demand",
   setup(build) {
-    build.onResolve({ filter: /^\.\/extras\.ts$/ }, () => ({
-      path: "extras",
+    build.onResolve({ filter: /^\.\/(extras|live)\.[jt]s$/ }, (args) => ({
+      path: args.path,
       namespace: "svc-on-demand",
     }));
     build.onLoad({ filter: /.*/, namespace: "svc-on-demand" }, () => ({

@@ -82,8 +82,8 @@ describe("loader.js: on-demand vendor files", () => {
     const requests = requestsSince();
     expect(requests.filter((path) => path.startsWith("/api/bundles/plain.js"))).toHaveLength(1);
     expect(requests.filter((path) => path.includes("/vendor/"))).toEqual([]);
-    // No island, no live reload: not the loader's extras either.
-    expect(requests.filter((path) => path.includes("loader.extras"))).toEqual([]);
+    // No island, no live reload: not the loader's extras or live part either.
+    expect(requests.filter((path) => /loader\.(extras|live)/.test(path))).toEqual([]);
     // Nor does anything else of the page: the browser saw no request for one either.
     const seen = await page.evaluate(() =>
       performance.getEntriesByType("resource").map((entry) => entry.name),
@@ -91,7 +91,7 @@ describe("loader.js: on-demand vendor files", () => {
     expect(seen.filter((url) => url.includes("/vendor/"))).toEqual([]);
   });
 
-  it("fetches loader.extras.js once, from the API, for a page that follows live reload", async () => {
+  it("fetches loader.live.js once, from the API, for a page that follows live reload (and not the islands' extras)", async () => {
     const { page, errors } = await suite.newPage();
     const requestsSince = server.since();
     await page.goto(`${server.url}/live.html`);
@@ -99,20 +99,20 @@ describe("loader.js: on-demand vendor files", () => {
     // The live-reload client came with it: it asks for the API's event stream.
     await poll(() => requestsSince().some((path) => path === "/api/events")).toBe(true);
     const requests = requestsSince();
-    expect(requests.filter((path) => path.includes("loader.extras"))).toEqual([
-      "/api/loader.extras.js",
+    expect(requests.filter((path) => /loader\.(extras|live)/.test(path))).toEqual([
+      "/api/loader.live.js",
     ]);
     expect(errors).toEqual([]);
   });
 
-  it("refuses loader.extras.js of another version with one line, and the page's components still render", async () => {
+  it("refuses loader.live.js of another version with one line, and the page's components still render", async () => {
     const { page } = await suite.newPage();
     const consoleErrors: string[] = [];
     page.on("console", (message) => {
       if (message.type() === "error") consoleErrors.push(message.text());
     });
     // An extras file from another svc (a stale CDN copy, say): its version says so.
-    await page.route("**/api/loader.extras.js", async (route) => {
+    await page.route("**/api/loader.live.js", async (route) => {
       const response = await route.fetch();
       const body = (await response.text()).replace(
         /"\d+\.\d+\.\d+[^"]*"/,
@@ -124,7 +124,7 @@ describe("loader.js: on-demand vendor files", () => {
     await page.goto(`${server.url}/live.html`);
     await poll(() => page.locator(".plain").count()).toBe(2);
     await poll(() => consoleErrors.join("\n")).toMatch(
-      /svc: live reload is off: Error: svc loader: \/api\/loader\.extras\.js is version 0\.0\.0-other, this loader \d+\.\d+\.\d+\S*: serve both from one svc/,
+      /svc: live reload is off: Error: svc loader: \/api\/loader\.live\.js is version 0\.0\.0-other, this loader \d+\.\d+\.\d+\S*: serve both from one svc/,
     );
   });
 

@@ -245,7 +245,8 @@ export function conformanceCases(fx: Fixture): Case[] {
     { title: "serves the loader script", path: "/loader.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderCode } },
     { title: "answers 304 to a loader script the client has", path: "/loader.js?v=1", revalidate: true, expect: { status: 304, contentType: null, cacheControl: "no-cache", etag: "present" } },
     { title: "serves the development loader script", path: "/loader.dev.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.devLoaderCode } },
-    { title: "serves what the loader fetches for islands and live reload", path: "/loader.extras.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderExtrasCode } },
+    { title: "serves what the loader fetches for islands", path: "/loader.extras.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderExtrasCode } },
+    { title: "serves what the loader fetches for live reload", path: "/loader.live.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.loaderLiveCode } },
     { title: "serves the islands start, which fetches the loader when a first island hydrates", path: "/islands.js", expect: { status: 200, contentType: JS_TYPE, cacheControl: "no-cache", etag: "present", body: fx.islandsScriptCode } },
 
     // No build directory: nothing static

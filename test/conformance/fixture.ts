@@ -26,6 +26,8 @@ export interface Fixture {
   devLoaderCode: Buffer;
   loaderExtras: string;
   loaderExtrasCode: Buffer;
+  loaderLive: string;
+  loaderLiveCode: Buffer;
   islandsScript: string;
   islandsScriptCode: Buffer;
   /** A `svc build`-shaped directory listing greeting and ui:card (not plain). */
@@ -94,6 +96,9 @@ export function createFixture(): Fixture {
   const loaderExtras = join(root, "loader.extras.js");
   const loaderExtrasCode = Buffer.from("/* svc loader extras (fixture) */\nexport {};\n");
   writeFileSync(loaderExtras, loaderExtrasCode);
+  const loaderLive = join(root, "loader.live.js");
+  const loaderLiveCode = Buffer.from("/* svc loader live part (fixture) */\nexport {};\n");
+  writeFileSync(loaderLive, loaderLiveCode);
   const islandsScript = join(root, "islands.js");
   const islandsScriptCode = Buffer.from(
     "/* svc islands start (fixture) */\nwindow.svcIslands = 1;\n",
@@ -149,6 +154,8 @@ export function createFixture(): Fixture {
     devLoaderCode,
     loaderExtras,
     loaderExtrasCode,
+    loaderLive,
+    loaderLiveCode,
     islandsScript,
     islandsScriptCode,
     buildDir,

@@ -69,6 +69,7 @@ function configOptions(fx: Fixture, config: Config): BridgeOptions {
     loaderScript: fx.loaderScript,
     devLoaderScript: fx.devLoaderScript,
     loaderExtras: fx.loaderExtras,
+    loaderLive: fx.loaderLive,
     islandsScript: fx.islandsScript,
     cors: { origins: [CORS_ORIGIN] },
   };

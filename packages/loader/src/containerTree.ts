@@ -17,7 +17,7 @@ import {
   UNAVAILABLE_TEXT,
 } from "@svc/runtime";
 import type * as React from "react";
-import { extrasFor } from "./loaderExtras.ts";
+import { liveFor } from "./loaderExtras.ts";
 import { h, problem, R } from "./pageModules.ts";
 import { metadataOf, moduleOf, providers, queryClientOf, type Source } from "./sources.ts";
 
@@ -77,7 +77,7 @@ export function containerTree(state: ContainerState): React.ReactNode {
 /**
  * The error display. Through an API the message, as text, in an element marked
  * `role="alert"`, and on a page that follows live reload (development) the error overlay over
- * the page while it is shown (from `loader.extras.js`); in production (a static build) a
+ * the page while it is shown (from `loader.live.js`); in production (a static build) a
  * neutral placeholder, the details in the console only.
  */
 function ErrorMessage({ error, source, name }: { error: Error; source: Source; name: string }) {
@@ -92,11 +92,11 @@ function ErrorMessage({ error, source, name }: { error: Error; source: Source; n
     if (!overlay) return;
     let hide: (() => void) | undefined;
     let gone = false;
-    extrasFor(source).then(
+    liveFor(source).then(
       ({ errorReportOf, showErrorOverlay }) => {
         if (!gone) hide = showErrorOverlay(errorReportOf(error, name));
       },
-      // No extras (a CSP without `blob:`, an API without them): the message in place remains.
+      // No `loader.live.js` (a CSP without `blob:`, an API without it): the message remains.
       () => {},
     );
     return () => {

@@ -1,23 +1,19 @@
 /**
  * `loader.extras.js`: what the standalone loader needs only on some pages, fetched on demand —
- * the hydration of server-rendered islands (`data-svc-ssr`), the live-reload client
- * (`data-svc-live`) and the development error overlay (a component failed). `loader.js` fetches it from the API (`{apiBase}/loader.extras.js`, which
- * the core request handler serves) or, in static mode, from beside the manifest (`svc build`
- * writes it there), the first time a page has an island or follows live reload, and imports
- * it from `blob:` like a bundle: the same CSP. `loader.esm.js` bundles it in.
+ * the hydration of server-rendered islands (`data-svc-ssr`). `loader.js` fetches it from the
+ * API (`{apiBase}/loader.extras.js`, which the core request handler serves) or, in static
+ * mode, from beside the manifest (`svc build` writes it there), the first time a page has an
+ * island, and imports it from `blob:` like a bundle: the same CSP. `loader.esm.js` bundles it
+ * in. Development's part (the live-reload client, the error overlay) is `loader.live.js`
+ * (`live.ts`), which a production page never fetches.
  *
  * A self-contained ES module: it imports nothing. The loader lends it its own parts (the
  * client, its module cache, its tree), so both render one tree; the two are always served
  * together (one API, or one `svc build`), and the loader checks they are one version.
  */
-import type { LiveEvent } from "@svc/protocol";
 import type * as SvcReact from "@svc/react";
 import type { SvcClient } from "@svc/runtime";
 import { readIsland, replayInteraction, reportMismatch, whenToHydrate } from "@svc/runtime/islands";
-import { followEvents } from "@svc/runtime/live";
-
-/** The development error overlay, over a page whose component failed (`containerTree.ts`). */
-export { errorReportOf, showErrorOverlay } from "@svc/runtime/live";
 
 /** Set by the build from `package.json` (see build.ts): the loader checks it is its own. */
 declare const __SVC_LOADER_VERSION__: string;
@@ -68,54 +64,6 @@ export function hydrateIsland(container: Element, name: string, host: IslandHost
     } finally {
       // The clicks an `interaction` island held back: React's now (or the page's, failed).
       replayInteraction(container);
-    }
-  });
-}
-
-/** The loader's record of one API that live reload keeps current. */
-export interface LiveSource {
-  client: SvcClient;
-  /** The modules it loaded, by name (a rejected one has `status` "rejected"). */
-  modules: Map<string, { status?: string }>;
-  /** Content hashes seen, by name. */
-  known: Map<string, string>;
-}
-
-/**
- * Follows the API's live-reload stream: `reload` is called for each component that changed or
- * failed to build — and after a reconnect, for each whose hash moved (or whose load failed)
- * while the stream was away. Returns what disconnects.
- */
-export function followLive(
-  source: LiveSource,
-  reload: (name: string, hash: string | undefined) => void,
-): () => void {
-  const { client, modules, known } = source;
-  return followEvents(`${client.apiBase}/events`, (event: LiveEvent) => {
-    if (event.type === "change") {
-      known.set(event.name, event.hash);
-      reload(event.name, event.hash);
-    } else if (event.type === "error") {
-      reload(event.name, undefined);
-    } else if (event.type === "hello") {
-      // Events may have been missed before this connection: compare what this page has.
-      for (const name of modules.keys()) {
-        client.invalidate(name);
-        client.loadMetadata(name).then(
-          ({ hash }) => {
-            const before = known.get(name);
-            if (before === undefined) known.set(name, hash);
-            if (
-              (before !== undefined && before !== hash) ||
-              modules.get(name)?.status === "rejected"
-            ) {
-              known.set(name, hash);
-              reload(name, hash);
-            }
-          },
-          () => {},
-        );
-      }
     }
   });
 }

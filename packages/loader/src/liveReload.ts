@@ -1,6 +1,6 @@
 /** Fetching a component again after its source changed: `svc.reload` and live reload. */
 import { refreshGlobal } from "@svc/protocol";
-import { extrasFor } from "./loaderExtras.ts";
+import { liveFor } from "./loaderExtras.ts";
 import { loadRefreshRuntime } from "./refreshHook.ts";
 import { moduleOf, type Source, svcReact } from "./sources.ts";
 
@@ -56,7 +56,7 @@ export function follow(source: Source, redraw: () => void): void {
   if (process.env.NODE_ENV !== "production") {
     source.refreshRuntime = loadRefreshRuntime(source.client.apiBase);
   }
-  extrasFor(source).then(
+  liveFor(source).then(
     ({ followLive }) => {
       source.disconnect = followLive(source, (name, hash) => {
         void reloadIn(source, name, hash, redraw);

@@ -10,8 +10,9 @@
  * and an error boundary, and exposes `window.svc = { render, update, load, reload, unmount }`.
  * With `data-svc-live` on the script or a container it follows `svc serve`'s live-reload
  * stream (`{apiBase}/events`): changed components re-render in place. The hydration strategies
- * of islands and the live-reload client are `loader.extras.js` (extras.ts), fetched only by a
- * page that has an island or follows live reload.
+ * of islands are `loader.extras.js` (extras.ts), fetched only by a page that has an island; the
+ * live-reload client and the error overlay are `loader.live.js` (live.ts), fetched only by a
+ * page that follows live reload.
  *
  * `loader.js` carries React, ReactDOM and `@svc/runtime`, and renders top-level components
  * without TanStack Query. The other shared modules (`@svc/react` with TanStack Query, goober)
@@ -25,7 +26,7 @@
  * - `containers.ts`: each container's root, props and hydration; `containerTree.ts`: what
  *   it renders;
  * - `liveReload.ts`: fetching a changed component again; `loaderExtras.ts`: fetching
- *   `loader.extras.js`;
+ *   `loader.extras.js` and `loader.live.js`;
  * - `createLoader.ts`: `window.svc` over them (its type: `svcGlobal.ts`);
  * - `refreshHook.ts` (`loader.dev.js` only): React Fast Refresh for live reload.
  */

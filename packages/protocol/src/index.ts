@@ -135,6 +135,8 @@ export {
   LIST_PATH,
   LOADER_EXTRAS_FILE,
   LOADER_EXTRAS_PATH,
+  LOADER_LIVE_FILE,
+  LOADER_LIVE_PATH,
   LOADER_PATH,
   metadataPath,
   parseBundleQuery,

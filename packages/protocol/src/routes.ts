@@ -23,12 +23,19 @@ export const LIST_PATH = "/bundles";
 export const LOADER_PATH = "/loader.js";
 export const DEV_LOADER_PATH = "/loader.dev.js";
 /**
- * What the standalone loader fetches only for a page with an island (`data-svc-ssr`) or live
- * reload (`data-svc-live`): the islands' hydration strategies and the live-reload client.
+ * What the standalone loader fetches only for a page with an island (`data-svc-ssr`): the
+ * islands' hydration strategies.
  * Served below the API prefix, and written by `svc build` beside `manifest.json` (static mode).
  */
 export const LOADER_EXTRAS_FILE = "loader.extras.js";
 export const LOADER_EXTRAS_PATH = `/${LOADER_EXTRAS_FILE}`;
+/**
+ * The standalone loader's development part, fetched only by a page that follows live reload
+ * (`data-svc-live`): the live-reload client and the error overlay. Served below the API prefix
+ * (a static build has no live reload, so `svc build` does not write it).
+ */
+export const LOADER_LIVE_FILE = "loader.live.js";
+export const LOADER_LIVE_PATH = `/${LOADER_LIVE_FILE}`;
 /**
  * The islands start: a small script (no React) for a page of server-rendered islands, which
  * waits for the first island whose strategy fires (`visible`, `idle`, `media:`) and only then
@@ -111,7 +118,10 @@ export type Route =
   | { kind: "file"; path: string }
   | { kind: "metadata"; name: string }
   | { kind: "island"; name: string }
-  | { kind: "loader"; file: "production" | "development" | "extras" | "islands" | "refresh" }
+  | {
+      kind: "loader";
+      file: "production" | "development" | "extras" | "live" | "islands" | "refresh";
+    }
   | { kind: "esmLoader" }
   | { kind: "vendor"; file: string }
   | { kind: "events" }
@@ -148,6 +158,8 @@ function fixedRoute(path: string): Route | undefined {
       return { kind: "loader", file: "development" };
     case LOADER_EXTRAS_PATH:
       return { kind: "loader", file: "extras" };
+    case LOADER_LIVE_PATH:
+      return { kind: "loader", file: "live" };
     case ISLANDS_SCRIPT_PATH:
       return { kind: "loader", file: "islands" };
     case REFRESH_RUNTIME_PATH:

@@ -4,7 +4,7 @@
  * dismissed (its button, Escape) or every failure it lists is gone. Its content is in a shadow
  * root styled by an adopted stylesheet, so a strict CSP (no `'unsafe-inline'` styles) lets it
  * through and the page's styles never reach it. Part of `@svc/runtime/live`: only development
- * pages load it (the standalone loader within `loader.extras.js`).
+ * pages load it (the standalone loader within `loader.live.js`).
  */
 import { isSvcError, type LiveErrorLocation } from "@svc/protocol";
 

@@ -171,5 +171,6 @@ export {
   devLoaderScriptPath,
   islandsScriptPath,
   loaderExtrasPath,
+  loaderLivePath,
   loaderScriptPath,
 } from "./util/loaderFiles.ts";

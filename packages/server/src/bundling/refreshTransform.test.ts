@@ -116,7 +116,9 @@ describe("refreshTransform", () => {
     const bridge = (live: boolean) =>
       createBridgeHandler(registry, { live, logger: silentLogger, watchFiles: false });
     const [withLive, withoutLive] = [bridge(true), bridge(false)];
-    onTestFinished(() => Promise.all([withLive.close(), withoutLive.close()]));
+    onTestFinished(async () => {
+      await Promise.all([withLive.close(), withoutLive.close()]);
+    });
     const bundle = (handler: ReturnType<typeof bridge>) =>
       handler.handlers.getBundle("counter" as never).then(({ code }) => text(code));
     expect(await bundle(withLive)).toContain("__svcRefresh");

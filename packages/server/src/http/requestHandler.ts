@@ -24,6 +24,7 @@ import {
   devLoaderScriptPath,
   islandsScriptPath,
   loaderExtrasPath,
+  loaderLivePath,
   loaderScriptPath,
 } from "../util/loaderFiles.ts";
 import { turnEnd } from "../util/loopTurn.ts";
@@ -64,10 +65,15 @@ export interface RequestHandlerOptions {
   /** File served at `<mount>/loader.dev.js`. Default: `@svc/loader`'s development build. */
   devLoaderScript?: string;
   /**
-   * File served at `<mount>/loader.extras.js`, which the loader fetches for islands and live
-   * reload. Default: `@svc/loader`'s ({@link loaderExtrasPath}).
+   * File served at `<mount>/loader.extras.js`, which the loader fetches for islands. Default:
+   * `@svc/loader`'s ({@link loaderExtrasPath}).
    */
   loaderExtras?: string;
+  /**
+   * File served at `<mount>/loader.live.js`, which the loader fetches for live reload (and its
+   * error overlay). Default: `@svc/loader`'s ({@link loaderLivePath}).
+   */
+  loaderLive?: string;
   /**
    * File served at `<mount>/islands.js`, the start of a page of islands, which fetches
    * `loader.js` when a first island hydrates. Default: `@svc/loader`'s ({@link islandsScriptPath}).
@@ -108,6 +114,7 @@ export function createRequestHandler(
     production: createLoaderFile(options.loaderScript ?? loaderScriptPath),
     development: createLoaderFile(options.devLoaderScript ?? devLoaderScriptPath),
     extras: createLoaderFile(options.loaderExtras ?? loaderExtrasPath),
+    live: createLoaderFile(options.loaderLive ?? loaderLivePath),
     islands: createLoaderFile(options.islandsScript ?? islandsScriptPath),
     // Development: React's Fast Refresh runtime for the page (see `refreshRuntime.ts`).
     refresh: createRefreshRuntimeFile(),
@@ -202,7 +209,7 @@ export function outsidePrefix(url: string): SvcResponse {
 interface Context {
   handlers: Handlers;
   loaders: Record<
-    "production" | "development" | "extras" | "islands" | "refresh",
+    "production" | "development" | "extras" | "live" | "islands" | "refresh",
     () => Promise<LoadedFile>
   >;
   allowed: ReadonlySet<string>;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { ISLANDS_SCRIPT_FILE, LOADER_EXTRAS_FILE } from "@svc/protocol";
+import { ISLANDS_SCRIPT_FILE, LOADER_EXTRAS_FILE, LOADER_LIVE_FILE } from "@svc/protocol";
 
 /**
  * Absolute path of the standalone loader script (`@svc/loader`), which every transport serves
@@ -14,11 +14,16 @@ export const loaderScriptPath: string | undefined = loaderFile("loader.js");
 export const devLoaderScriptPath: string | undefined = loaderFile("loader.dev.js");
 
 /**
- * What the standalone loader fetches for a page with an island or live reload (island
- * hydration, the live-reload client), served at `{prefix}/loader.extras.js` and written by
- * `svc build` beside `manifest.json`.
+ * What the standalone loader fetches for a page with an island (island hydration), served at
+ * `{prefix}/loader.extras.js` and written by `svc build` beside `manifest.json`.
  */
 export const loaderExtrasPath: string | undefined = loaderFile(LOADER_EXTRAS_FILE);
+
+/**
+ * What the standalone loader fetches for a page that follows live reload (the live-reload
+ * client, the error overlay), served at `{prefix}/loader.live.js`.
+ */
+export const loaderLivePath: string | undefined = loaderFile(LOADER_LIVE_FILE);
 
 /**
  * The islands start (`@svc/loader`'s `islands.js`, no React): it fetches `loader.js` from
