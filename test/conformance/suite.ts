@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
+import { ERROR_BODY_KEYS } from "@svc/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTree } from "../../packages/server/src/test/fixtures.ts";
 import {
@@ -35,9 +36,6 @@ import {
   type SvcResponse,
   silentLogger,
 } from "./svc.ts";
-
-/** The keys of an error body: DESIGN.md's three, and `locations` (a development BundleError). */
-const ERROR_BODY_KEYS = ["error", "message", "name", "locations"];
 
 export const PREFIXES = ["/api", "/ui/components"] as const;
 
@@ -197,7 +195,9 @@ function checkExpected(answer: Answer, expected: Expected): void {
     expect(body.error).toBe(expected.error);
     expect(typeof body.message).toBe("string");
     expect(body.name).toBe(expected.name);
-    expect(Object.keys(body).every((key) => ERROR_BODY_KEYS.includes(key))).toBe(true);
+    expect(
+      Object.keys(body).every((key) => (ERROR_BODY_KEYS as readonly string[]).includes(key)),
+    ).toBe(true);
     // Development's BundleError only: where each error is, with its code frame, relative paths.
     if (body.locations !== undefined) {
       expect(body.error).toBe("BundleError");

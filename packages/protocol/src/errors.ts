@@ -80,6 +80,14 @@ export interface ErrorBody {
   locations?: LiveErrorLocation[];
 }
 
+/** Every key an error body may have: {@link ErrorBody}'s. */
+export const ERROR_BODY_KEYS = [
+  "error",
+  "message",
+  "name",
+  "locations",
+] as const satisfies readonly (keyof ErrorBody)[];
+
 export interface SvcErrorOptions {
   /** The component the error is about. */
   component?: string;

@@ -9,6 +9,7 @@ export type {
 export {
   type BrowserErrorKind,
   ComponentNotFoundError,
+  ERROR_BODY_KEYS,
   ERROR_STATUS,
   type ErrorBody,
   errorBodyOf,

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ERROR_BODY_KEYS } from "@svc/protocol";
 import { parse } from "es-module-lexer/minimal/js";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXTERNALS } from "../bundling/bundler.ts";
@@ -48,12 +49,9 @@ function expectErrorBody(body: string, kind: keyof typeof STATUS_BY_KIND) {
   const parsed = JSON.parse(body) as Record<string, unknown>;
   expect(parsed.error).toBe(kind);
   expect(typeof parsed.message).toBe("string");
+  for (const key of Object.keys(parsed)) expect(ERROR_BODY_KEYS).toContain(key);
   // `locations` only in a development BundleError (the error overlay's code frames).
-  const keys =
-    kind === "BundleError"
-      ? ["error", "message", "name", "locations"]
-      : ["error", "message", "name"];
-  for (const key of Object.keys(parsed)) expect(keys).toContain(key);
+  if (kind !== "BundleError") expect(parsed).not.toHaveProperty("locations");
   return parsed;
 }
 
