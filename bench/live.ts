@@ -5,7 +5,8 @@
  * ≤ 100 ms (Vite's HMR is the reference). Where the time goes, per save, from four clocks
  * on one machine (`Date.now()` in Node and in the page):
  *
- * - save → change event sent: the watcher's event, its debounce, the rebuild to learn the hash;
+ * - save → change event sent: the watcher's event, the rebuild to learn the hash (the quiet
+ *   time after the event overlaps it);
  * - event sent → event in the page: the stream;
  * - event in the page → bundle requested: the client's reaction;
  * - bundle requested → new render on screen: the answer, evaluation and React's render.
@@ -14,7 +15,8 @@
  * (`shared/word.ts`), which the dev cache's watches of the bundle's inputs hear: save → new
  * render, same target.
  *
- * Last, React Fast Refresh against Vite's HMR on the same counter, in turn (`fastRefresh.ts`).
+ * Last, React Fast Refresh on a loader page and in the playground against Vite's HMR on the
+ * same counter, in turn (`fastRefresh.ts`).
  *
  * `npm run bench -- live`.
  */
@@ -26,9 +28,8 @@ import { join } from "node:path";
 import { ComponentRegistry, createHandlers, createLiveReload, silentLogger } from "@svc/server";
 import { svcExpress } from "@svc/server/express";
 import express from "express";
-import { chromium } from "playwright-core";
 import { benchFastRefresh } from "./fastRefresh.ts";
-import { median, type Row } from "./lib.ts";
+import { launchChromium, median, type Row } from "./lib.ts";
 
 const SAVES = 25;
 const WARM_UPS = 3;
@@ -40,18 +41,7 @@ const word = (version: number) => `export const word = "w${version}";\n`;
 
 export async function benchLive(): Promise<Row[]> {
   const root = mkdtempSync(join(tmpdir(), "svc-live-"));
-  const browser = await chromium.launch({
-    executablePath: process.env.SVC_CHROMIUM ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await launchChromium();
   let server: Server | undefined;
   try {
     writeFileSync(join(root, "package.json"), '{ "name": "bench-live", "private": true }\n');
@@ -168,7 +158,7 @@ export async function benchLive(): Promise<Row[]> {
     return [
       { name: label, value: total, unit: "ms", target: "≤ 100 ms", ok: total <= 100 },
       {
-        name: "  of which: save → change event sent (watcher, debounce, rebuild)",
+        name: "  of which: save → change event sent (watcher, rebuild, quiet time)",
         value: median(phases.detect),
         unit: "ms",
       },

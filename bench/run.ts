@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, each against a baseline measured in the same run.
  * Prints a Markdown table (paste it into docs/PERFORMANCE.md). Not a test: only a row marked
  * `gate` (the loader's size) fails the run, with exit code 1, when it misses its target.
- * `npm run bench -- core` runs one group.
+ * `npm run bench -- core` runs one group (`fastRefresh`, part of `live`, runs only so).
  */
 import { existsSync } from "node:fs";
 import * as esbuild from "esbuild";
@@ -25,16 +25,22 @@ const groups: Record<string, Group | undefined> = {
   load: await optional("./load.ts", "benchLoad"),
   unknown: await optional("./unknown.ts", "benchUnknownNames"),
   live: await optional("./live.ts", "benchLive"),
+  // Part of `live`: run only when named (`npm run bench -- fastRefresh`).
+  fastRefresh: await optional("./fastRefresh.ts", "benchFastRefreshAlone"),
   size: await optional("./size.ts", "benchLoaderSize"),
   ssr: await optional("./ssr.ts", "benchSsr"),
   preload: await optional("./preload.ts", "benchPreload"),
 };
 
+/** Groups that are part of another, run only when named. */
+const partOfAnother = new Set(["fastRefresh"]);
+
 const only = process.argv.slice(2);
 const rows: Row[] = [];
 console.log(`machine: ${machine()}\n`);
 for (const [name, group] of Object.entries(groups)) {
-  if (group === undefined || (only.length > 0 && !only.includes(name))) continue;
+  const wanted = only.length > 0 ? only.includes(name) : !partOfAnother.has(name);
+  if (group === undefined || !wanted) continue;
   process.stderr.write(`running ${name}…\n`);
   rows.push(...(await group()));
 }

@@ -44,9 +44,9 @@ import {
   ATTR_SSR,
   bundlePath,
   DEFAULT_API_BASE,
-  DEV_LOADER_PATH,
+  DEV_LOADER_FILE,
   LOADER_EXTRAS_FILE,
-  LOADER_PATH,
+  LOADER_FILE,
   resolveApiBase,
 } from "@svc/protocol";
 import { replayInteraction, whenToHydrate } from "@svc/runtime/islands";
@@ -65,7 +65,7 @@ function start(script: HTMLScriptElement | null): void {
   /** `loader.js`, or for a page following live reload `loader.dev.js`, beside this script. */
   const loaderUrl = (live: boolean) =>
     new URL(
-      script?.getAttribute(ATTR_LOADER) ?? (live ? DEV_LOADER_PATH : LOADER_PATH).slice(1),
+      script?.getAttribute(ATTR_LOADER) ?? (live ? DEV_LOADER_FILE : LOADER_FILE),
       script?.src || document.baseURI,
     ).href;
   /** What stops each island's wait: the loader waits on them itself once it is there. */

@@ -20,8 +20,10 @@ export function resolveApiBase(base: string = DEFAULT_API_BASE): string {
 /** The listing. */
 export const LIST_PATH = "/bundles";
 /** The standalone loader (minified) and its development build. */
-export const LOADER_PATH = "/loader.js";
-export const DEV_LOADER_PATH = "/loader.dev.js";
+export const LOADER_FILE = "loader.js";
+export const LOADER_PATH = `/${LOADER_FILE}`;
+export const DEV_LOADER_FILE = "loader.dev.js";
+export const DEV_LOADER_PATH = `/${DEV_LOADER_FILE}`;
 /**
  * What the standalone loader fetches only for a page with an island (`data-svc-ssr`): the
  * islands' hydration strategies.

@@ -120,6 +120,38 @@ describe("createLiveReload", () => {
     expect(await t.next((e) => e.type === "change")).toMatchObject({ name: "card" });
   });
 
+  it("announces nothing a check found when the files changed again meanwhile: the next check does", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    let saveAgain = false;
+    const bundler: Bundler = {
+      async bundle(component, options) {
+        const built = esbuildBundler.bundle(component, options);
+        if (saveAgain) {
+          saveAgain = false;
+          // The save's next step lands while its broken first step is being built.
+          await built.catch(() => {});
+          writeFileSync(join(dir, "card/label.ts"), "export const label = (s: string) => s;\n");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return built;
+      },
+    };
+    const handlers = createHandlers(new ComponentRegistry(dir, { logger: silentLogger }), {
+      logger: silentLogger,
+      bundler,
+    });
+    const live = createLiveReload(handlers, { pollMs: 0 });
+    open.push(live);
+    await handlers.getBundle(cn("card"));
+    const events: LiveEvent[] = [];
+    live.subscribe((e) => events.push(e));
+    saveAgain = true;
+    writeFileSync(join(dir, "card/label.ts"), "export const label = (s: string) => ;\n");
+    await expect.poll(() => events.some((e) => e.type === "change"), { timeout: 5_000 }).toBe(true);
+    expect(saveAgain).toBe(false);
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+  });
+
   it("tracks a component broken on its first request: its error carries locations, its fix is announced", async () => {
     const t = setup();
     writeFileSync(join(t.dir, "card/label.ts"), "export const label = (s: string) => ;\n");

@@ -9,7 +9,11 @@ import { LoadedComponents } from "./loadedComponents.ts";
 export type { LiveErrorEvent, LiveEvent } from "@svc/protocol";
 
 export interface LiveReloadOptions {
-  /** Quiet time after a file-system event before checking, in ms. Default: 15. */
+  /**
+   * Quiet time after a file-system event before a change is announced, in ms. The check starts
+   * at once and its build overlaps the wait; an event during it makes the next check announce
+   * instead. Default: 5.
+   */
   debounceMs?: number;
   /**
    * Interval of the safety-net check while someone listens, in ms: it notices what no watch
@@ -69,18 +73,18 @@ class HandlerSetLiveReload implements LiveReload {
   constructor(handlers: Handlers, options: LiveReloadOptions) {
     this.#handlers = handlers;
     this.#names = handlers.registry.list().map((c) => c.name);
-    this.#loaded = new LoadedComponents(handlers, (event) => this.#emit(event));
     this.#triggers = new ChangeTriggers(
       handlers.registry,
       // Its handler set's: the records of its dev cache (a handler set of an app's own has none).
       Freshness.of(handlers).watches,
       {
-        debounceMs: options.debounceMs ?? 15,
+        debounceMs: options.debounceMs ?? 5,
         pollMs: options.pollMs ?? 1000,
         watch: options.watch !== false,
       },
       () => this.check(),
     );
+    this.#loaded = new LoadedComponents(handlers, (event) => this.#emit(event), this.#triggers);
     this.#unobserve = handlers.observe?.(this.#loaded.observer);
   }
 

@@ -3,6 +3,7 @@ import type { ComponentName, LiveErrorEvent, LiveEvent } from "@svc/protocol";
 import { BundleError, InvalidSchemaError, isSvcError } from "../errors.ts";
 import type { HandlerObserver, Handlers } from "../service/handlerTypes.ts";
 import { stampOf } from "../util/fileStamp.ts";
+import type { Quiet } from "./changeTriggers.ts";
 
 /** What a client has of a loaded component: its bundle hash and schema version, or broken. */
 type Seen = { hash: string; schema: string } | "broken";
@@ -11,11 +12,13 @@ type Seen = { hash: string; schema: string } | "broken";
  * The components clients have loaded, as live reload follows them: what each client has
  * (learnt by observing the handler set), and each one's check, which says what changed.
  * Only these are checked, and each on its own: editing one file never bundles the whole tree,
- * and one component whose build hangs (until its time limit) delays no other's news.
+ * and one component whose build hangs (until its time limit) delays no other's news. A check
+ * announces what it found only once the files are quiet ({@link Quiet}).
  */
 export class LoadedComponents {
   readonly #handlers: Handlers;
   readonly #emit: (event: LiveEvent) => void;
+  readonly #quiet: Quiet;
   readonly #seen = new Map<ComponentName, Seen>();
   /** The last error event of each loaded component that does not build now. */
   readonly #broken = new Map<ComponentName, LiveErrorEvent>();
@@ -35,10 +38,11 @@ export class LoadedComponents {
     },
   };
 
-  /** `emit` sends an event to every listener. */
-  constructor(handlers: Handlers, emit: (event: LiveEvent) => void) {
+  /** `emit` sends an event to every listener; `quiet` says when what a check found holds. */
+  constructor(handlers: Handlers, emit: (event: LiveEvent) => void, quiet: Quiet) {
     this.#handlers = handlers;
     this.#emit = emit;
+    this.#quiet = quiet;
   }
 
   /** The error events of the loaded components that are broken now. */
@@ -76,9 +80,14 @@ export class LoadedComponents {
     const before = this.#seen.get(name);
     if (before === undefined) return;
     const handlers = this.#handlers;
+    // Files that change again before the check is done make it stale: then it says nothing,
+    // and the check the change starts says what holds (a save in steps is told once, whole).
+    const mark = this.#quiet.mark();
     if (handlers.registry.revalidate(name) === undefined) {
-      this.#seen.delete(name);
-      this.#broken.delete(name);
+      if (await this.#quiet.settled(mark)) {
+        this.#seen.delete(name);
+        this.#broken.delete(name);
+      }
       return;
     }
     try {
@@ -87,10 +96,12 @@ export class LoadedComponents {
       if (before !== "broken" && before.hash === hash && before.schema === schema) return;
       // The schema changed (or the component was broken): read it again, it may be broken now.
       if (before === "broken" || before.schema !== schema) await handlers.getMetadata(name);
+      if (!(await this.#quiet.settled(mark))) return;
       this.#seen.set(name, { hash, schema });
       this.#broken.delete(name);
       this.#emit({ type: "change", name, hash });
     } catch (error) {
+      if (!(await this.#quiet.settled(mark))) return;
       this.#seen.set(name, "broken");
       this.#report(name, error);
     }
