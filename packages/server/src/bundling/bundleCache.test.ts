@@ -1,6 +1,6 @@
 import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
 import {
   cn,
@@ -10,6 +10,8 @@ import {
   writeTree,
 } from "../test/fixtures.ts";
 import { BundleCache } from "./bundleCache.ts";
+import { type Bundler, esbuildBundler } from "./bundler.ts";
+import { onRecordChange } from "./dirWatches.ts";
 
 function setup(files: Record<string, string>, maxBytes?: number) {
   const dir = writeTree(files);
@@ -157,5 +159,69 @@ describe("BundleCache", () => {
     expect(t.builds()).toBe(builds);
     await t.cache.get(t.get(cn("b")));
     expect(t.builds()).toBe(builds + 1);
+  });
+});
+
+describe("BundleCache, a build of files saved a moment ago (racy) while watches are followed", () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const labelSource = (word: string) =>
+    `export function label(text: string): string {\n  return \`${word} \${text}\`;\n}\n`;
+
+  /** A card built and kept out of the racy window, with someone following the watches. */
+  async function followed(bundler: Bundler) {
+    const dir = writeTree(typicalComponent("card"));
+    const registry = new ComponentRegistry(dir);
+    const cache = new BundleCache(bundler);
+    onTestFinished(onRecordChange(() => {})); // live reload listens
+    await sleep(80); // the files written above are out of the racy window
+    const card = registry.get(cn("card")) as Component;
+    await cache.get(card);
+    await afterRecord();
+    // A save, heard before the next build begins (as live reload's check starts after it).
+    writeFileSync(join(dir, "card/label.ts"), labelSource("saved"));
+    await sleep(20);
+    return { dir, cache, card };
+  }
+
+  it("is kept on the watches' word: the next request is answered without a build, stats alone never vouch for it until the window is past", async () => {
+    const bundler = countingBundler();
+    const { cache, card } = await followed(bundler);
+    const rebuilt = await cache.get(card);
+    expect(text(rebuilt.code)).toContain("saved");
+    await afterRecord();
+    // A stat check cannot tell this version from one saved in the same tick.
+    expect(cache.peek(card)).toBeUndefined();
+    expect((await cache.current(card))?.hash).toBe(rebuilt.hash);
+    expect(bundler.builds).toBe(2);
+    // Past the window, with nothing heard, its stamps hold: stats may check it again.
+    await sleep(60);
+    expect((await cache.current(card))?.hash).toBe(rebuilt.hash);
+    await afterRecord();
+    expect(cache.peek(card)?.hash).toBe(rebuilt.hash);
+    expect(bundler.builds).toBe(2);
+  });
+
+  it("is not kept when a file changed while it was built: the next request builds again", async () => {
+    let during: (() => void) | undefined;
+    let builds = 0;
+    const bundler: Bundler = {
+      async bundle(component, options) {
+        builds++;
+        const output = await esbuildBundler.bundle(component, options);
+        if (during !== undefined) {
+          during();
+          during = undefined;
+          await sleep(20); // the write's event arrives before the build's record is taken
+        }
+        return output;
+      },
+    };
+    const { dir, cache, card } = await followed(bundler);
+    during = () => writeFileSync(join(dir, "card/label.ts"), labelSource("again"));
+    expect(text((await cache.get(card)).code)).toContain("saved");
+    await afterRecord();
+    expect(await cache.current(card)).toBeUndefined();
+    expect(text((await cache.get(card)).code)).toContain("again");
+    expect(builds).toBe(3);
   });
 });

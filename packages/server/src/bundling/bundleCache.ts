@@ -3,11 +3,11 @@ import { LRUCache } from "lru-cache";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
 import { errorKindOf, inSpan, instruments } from "../telemetry.ts";
-import { nowNs } from "../util/fileStamp.ts";
+import { nowNs, RACY_WINDOW_NS } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleOutput, Bundler } from "./bundler.ts";
-import { afterPoll, type RecordWatch } from "./dirWatches.ts";
+import { afterPoll, coversInterests, type RecordWatch } from "./dirWatches.ts";
 import type { BundleOptions } from "./esbuildOptions.ts";
 import type { BundleFile } from "./finishOutput.ts";
 import { type Freshness, unownedFreshness } from "./freshness.ts";
@@ -38,6 +38,15 @@ interface Entry extends CachedBundle {
   checkedTurn: number;
   /** The last turn it was served in. */
   usedTurn: number;
+  /**
+   * Built from files changed within the racy window (see `fileStamp.ts`), so its stamps cannot
+   * say whether it read them before or after a change in the same tick: served on its watches'
+   * word alone (marked before the build began, quiet since), never on a stat check — until
+   * the window has passed and the watches heard nothing up to then (see `#vouched`).
+   */
+  racy: boolean;
+  /** When it was recorded (`nowNs()`): a racy entry's stamps hold once the window is past. */
+  keptNs: bigint;
 }
 
 /** A finished build, and whether any input changed while it ran (then it is not cached). */
@@ -241,6 +250,12 @@ export class BundleCache {
   #vouched(component: Component, entry: Entry): Entry | undefined {
     const now = this.#cached(component);
     if (now === undefined) return undefined;
+    // Every event of a write before this question has been seen (the poll phase ran): none
+    // since the build began, and the window past, the stamps it recorded are those of what it
+    // read, and any later write changes them. From here stats may check it.
+    if (now.racy && now.watch?.unchanged() === true && nowNs() - now.keptNs > RACY_WINDOW_NS) {
+      now.racy = false;
+    }
     // In the check phase a stat check records no turn: the next turn's requests may be newer.
     if ((now !== entry || now.watch?.quiet() !== true) && !this.#statCheck(now)) return undefined;
     this.#used(now);
@@ -249,6 +264,8 @@ export class BundleCache {
 
   /** Every input of `entry` checked by stats; its watches learn the outcome. */
   #statCheck(entry: Entry): boolean {
+    // Its stamps may not tell a change in the racy window from what it read (see `racy`).
+    if (entry.racy) return false;
     // Set before the stat check that confirms them: a change in between is seen by the stats.
     if (entry.watch === undefined) entry.watch = this.#watchRecord(entry.inputs);
     entry.watch?.mark();
@@ -288,15 +305,18 @@ export class BundleCache {
    * build began makes the record racy, so the bundle is not kept.
    */
   #start(component: Component): Promise<CachedBundle> {
+    const before = this.#watchBefore(component.name);
     const startedNs = nowNs();
     const served = this.#bundle(component);
+    served.catch(() => before?.release());
     const built = served.then(
       (output) =>
         new Promise<Built>((resolve, reject) => {
           setImmediate(() => {
             try {
-              resolve(this.#keep(component, output, startedNs));
+              resolve(this.#keep(component, output, startedNs, before));
             } catch (error) {
+              before?.release();
               reject(error);
             }
           });
@@ -353,8 +373,32 @@ export class BundleCache {
     }
   }
 
-  /** Records what `output` depends on and caches it, unless racy. */
-  #keep(component: Component, output: BundleOutput, startedNs: bigint): Built {
+  /**
+   * While someone follows the watches (live reload), the watches of `name`'s last record,
+   * marked before a new build of it begins: should the build read files changed within the
+   * racy window (a save a moment ago, the usual case there), they can say whether anything
+   * changed while it ran, where the stamps cannot (see `#keep`).
+   */
+  #watchBefore(name: ComponentName): RecordWatch | undefined {
+    if (!this.#watch || !this.#freshness.watches.listening) return undefined;
+    const last = this.#entries.peek(name);
+    if (last === undefined) return undefined;
+    const watch = this.#watchRecord(last.inputs) ?? undefined;
+    watch?.mark();
+    return watch;
+  }
+
+  /**
+   * Records what `output` depends on and caches it. A racy build (see `Entry.racy`) is kept
+   * only on the word of watches marked before it began (`before`) that hear every file of its
+   * record and heard nothing since; otherwise it is served but not kept.
+   */
+  #keep(
+    component: Component,
+    output: BundleOutput,
+    startedNs: bigint,
+    before: RecordWatch | undefined,
+  ): Built {
     const { inputs, racy } = BundleInputs.collect(
       component,
       output.inputs,
@@ -370,12 +414,28 @@ export class BundleCache {
       watch: this.#watch ? undefined : null,
       checkedTurn: -1,
       usedTurn: -1,
+      racy: false,
+      keptNs: nowNs(),
     };
     this.#keepFiles(entry);
+    // Events seen so far include those of every write before esbuild answered (its answer and
+    // they were read in one poll); one later comes after this and moves the counters too.
+    const vouching =
+      racy && before?.unchanged() === true && coversInterests(before.interests, inputs.interests())
+        ? before
+        : undefined;
+    if (vouching !== undefined) {
+      entry.racy = true;
+      entry.watch = vouching;
+      vouching.confirm();
+    } else {
+      before?.release();
+    }
+    const kept = !racy || vouching !== undefined;
     // Not kept (racy): the last kept bundle's watches go on hearing its files meanwhile.
-    if (racy) this.#holdWatches(component.name);
+    if (!kept) this.#holdWatches(component.name);
     this.invalidate(component.name);
-    if (!racy) {
+    if (kept) {
       this.#releaseHeldWatches(component.name);
       // While someone follows the watches (live reload, a browser listening), watched from
       // now on, not from its first stat check: a change is heard before anyone asks for the
@@ -388,7 +448,7 @@ export class BundleCache {
       // Larger than the whole cache: not kept, so its watch goes now.
       if (!this.#entries.has(component.name)) entry.watch?.release();
     }
-    return { entry, racy };
+    return { entry, racy: !kept };
   }
 }
 

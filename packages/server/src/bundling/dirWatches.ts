@@ -73,8 +73,16 @@ export class RecordWatch {
   readonly #holder: WatchHolder;
   #confirmedAt = -Infinity;
   #released = false;
+  /** What it hears (see {@link DirWatches.watch}). */
+  readonly interests: readonly Interest[];
 
-  constructor(watches: readonly Watch[], counters: readonly Counter[], holder: WatchHolder) {
+  constructor(
+    watches: readonly Watch[],
+    counters: readonly Counter[],
+    holder: WatchHolder,
+    interests: readonly Interest[] = [],
+  ) {
+    this.interests = interests;
     this.#watches = watches;
     this.#counters = counters;
     this.#seen = counters.map((counter) => counter.n);
@@ -88,7 +96,16 @@ export class RecordWatch {
    * {@link afterPoll} resolved.
    */
   quiet(): boolean {
-    if (Date.now() - this.#confirmedAt > RECONFIRM_MS || !this.intact) return false;
+    return Date.now() - this.#confirmedAt <= RECONFIRM_MS && this.unchanged();
+  }
+
+  /**
+   * Whether nothing of interest reached this process since the last {@link mark} (or since
+   * it was made), however long ago: what a build with this watch marked before it began asks
+   * (see `BundleCache`'s racy entries).
+   */
+  unchanged(): boolean {
+    if (!this.intact) return false;
     for (let i = 0; i < this.#counters.length; i++) {
       if ((this.#counters[i] as Counter).n !== this.#seen[i]) return false;
     }
@@ -170,8 +187,21 @@ export class DirWatches implements WatchHolder {
       held.push(watch);
       counters.push(...watch.follow(this, names, listing));
     }
-    return new RecordWatch(held, counters, this);
+    return new RecordWatch(held, counters, this, interests);
   }
+}
+
+/** Whether watches for `outer` hear every event watches for `inner` would. */
+export function coversInterests(outer: readonly Interest[], inner: readonly Interest[]): boolean {
+  const byPath = new Map(outer.map((interest) => [interest.path, interest]));
+  return inner.every((need) => {
+    const has = byPath.get(need.path);
+    return (
+      has !== undefined &&
+      (has.listing || !need.listing) &&
+      need.names.every((name) => has.names.includes(name))
+    );
+  });
 }
 
 /**

@@ -38,7 +38,9 @@ export class ComponentFacts {
     if (entry === undefined && component === undefined) throw this.#live.notFound(name);
     const schema = component === undefined ? undefined : this.#schemas.read(component);
     if (entry !== undefined) return this.builtMetadata(name, entry, schema);
-    return this.liveMetadata(name, schema, await this.#live.bundle(name));
+    // As a bundle request asks: a bundle its watches vouch for is answered after the poll
+    // phase (one built a moment after a save is served only so, see `BundleCache`).
+    return this.liveMetadata(name, schema, await this.#live.bundle(name, {}));
   }
 
   /** The metadata of a component of the build directory, its manifest entry `entry`. */
