@@ -38,8 +38,12 @@ export function App({
         }
         if (event.type === "change") {
           setLive((state) => {
-            const broken = new Map(state.broken);
-            broken.delete(event.name);
+            // The same map while nothing in it changed, so what shows it is not drawn again.
+            let { broken } = state;
+            if (broken.has(event.name)) {
+              broken = new Map(broken);
+              (broken as Map<string, unknown>).delete(event.name);
+            }
             const changed = new Map(state.changed).set(event.name, Date.now());
             return { ...state, broken, changed };
           });

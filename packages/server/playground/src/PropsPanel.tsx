@@ -1,6 +1,6 @@
 import { ISLAND_ATTRIBUTES } from "@svc/protocol";
 import type { ComponentMetadata, LiveEvent } from "@svc/react";
-import { type ReactNode, useState } from "react";
+import { memo, type ReactNode, useState } from "react";
 import { type MetadataProblem, useMetadataProblem } from "./metadataProblem.ts";
 import { JsonEditor, PropsForm } from "./PropsForm.tsx";
 import type { Field } from "./schema.ts";
@@ -25,7 +25,7 @@ export interface PropsPanelProps {
 }
 
 /** The props editor (a form from the schema, or JSON) and how to use the component so. */
-export function PropsPanel(props: PropsPanelProps): ReactNode {
+export const PropsPanel = memo(function PropsPanel(props: PropsPanelProps): ReactNode {
   const { name, fields, values, defaults, onChange, onReset, broken, urlError } = props;
   const [tab, setTab] = useState<"form" | "json">("form");
   const problem = useMetadataProblem(name);
@@ -96,7 +96,7 @@ export function PropsPanel(props: PropsPanelProps): ReactNode {
       </div>
     </aside>
   );
-}
+});
 
 /** Why the form shows no fields. */
 function schemaNote(

@@ -1,4 +1,4 @@
-import { type ReactNode, type RefObject, useMemo } from "react";
+import { memo, type ReactNode, type RefObject, useMemo } from "react";
 import { problemTitle } from "./metadataProblem.ts";
 import type { ListItem } from "./useComponentList.ts";
 
@@ -57,8 +57,11 @@ export function groupItems(items: readonly ListItem[]): Group[] {
     .map(([prefix, members]) => ({ prefix, items: members }));
 }
 
-/** The component list: a filter box, then the components grouped by prefix. */
-export function Sidebar({
+/**
+ * The component list: a filter box, then the components grouped by prefix. Memoised: live
+ * reload's news re-render the page, and development React's cost per element is not small.
+ */
+export const Sidebar = memo(function Sidebar({
   items,
   selected,
   filter,
@@ -168,7 +171,7 @@ export function Sidebar({
       </footer>
     </nav>
   );
-}
+});
 
 /** Names in the order the sidebar shows them (for keyboard navigation). */
 export function visibleOrder(items: readonly ListItem[], filter: string): string[] {

@@ -1,5 +1,5 @@
 import { reloadComponent, useSvc } from "@svc/react";
-import type { ReactNode } from "react";
+import { memo, type ReactNode } from "react";
 import { BACKGROUNDS, type Route, WIDTHS } from "./route.ts";
 import { useBundleHref } from "./useBundleHref.ts";
 
@@ -9,7 +9,10 @@ export interface StageToolbarProps {
 }
 
 /** The stage's background and width, a reload, and links to the raw bundle and metadata. */
-export function StageToolbar({ route, navigate }: StageToolbarProps): ReactNode {
+export const StageToolbar = memo(function StageToolbar({
+  route,
+  navigate,
+}: StageToolbarProps): ReactNode {
   const { client, queryClient } = useSvc();
   const { name } = route;
   const bundleHref = useBundleHref(name);
@@ -78,4 +81,4 @@ export function StageToolbar({ route, navigate }: StageToolbarProps): ReactNode 
       </a>
     </div>
   );
-}
+});

@@ -1,6 +1,6 @@
 import { componentMetadataQueryOptions, ServerComponent, useSvc } from "@svc/react";
 import { useQuery } from "@tanstack/react-query";
-import { type ReactNode, type RefObject, useMemo, useRef } from "react";
+import { type ReactNode, type RefObject, useCallback, useMemo, useRef } from "react";
 import { ErrorView } from "./ErrorView.tsx";
 import type { LiveState } from "./liveState.ts";
 import { PropsPanel } from "./PropsPanel.tsx";
@@ -30,8 +30,15 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
   const fields = useMemo(() => fieldsOf(shown), [shown]);
   const defaults = useMemo(() => defaultsOf(fields), [fields]);
   const values = route.props ?? defaults;
-  const setValues = (next: Record<string, unknown>) =>
-    navigate({ ...route, props: sameJson(next, defaults) ? undefined : next }, "replace");
+  const setValues = useCallback(
+    (next: Record<string, unknown>) =>
+      navigate({ ...route, props: sameJson(next, defaults) ? undefined : next }, "replace"),
+    [navigate, route, defaults],
+  );
+  const reset = useCallback(
+    () => navigate({ ...route, props: undefined }, "replace"),
+    [navigate, route],
+  );
 
   return (
     <main className="pg-workbench">
@@ -73,11 +80,7 @@ export function Workbench({ route, navigate, live, retryRef }: WorkbenchProps): 
         values={values}
         defaults={defaults}
         onChange={setValues}
-        onReset={
-          route.props === undefined
-            ? undefined
-            : () => navigate({ ...route, props: undefined }, "replace")
-        }
+        onReset={route.props === undefined ? undefined : reset}
         metadata={metadata}
         shown={shown}
         broken={live.broken.get(name)}
