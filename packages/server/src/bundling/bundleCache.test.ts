@@ -201,6 +201,16 @@ describe("BundleCache, a build of files saved a moment ago (racy) while watches 
     expect(bundler.builds).toBe(2);
   });
 
+  it("a racy entry asked for only after its watches' word has lapsed (1 s) is checked by stats then, not built again", async () => {
+    const bundler = countingBundler();
+    const { cache, card } = await followed(bundler);
+    const rebuilt = await cache.get(card);
+    await afterRecord();
+    await sleep(1_100);
+    expect((await cache.current(card))?.hash).toBe(rebuilt.hash);
+    expect(bundler.builds).toBe(2);
+  });
+
   it("is not kept when a file changed while it was built: the next request builds again", async () => {
     let during: (() => void) | undefined;
     let builds = 0;

@@ -231,7 +231,10 @@ export class BundleCache {
 
   /** Whether `entry`, not checked this turn, is vouched for by its watches: answered after the poll. */
   #leftToWatches(entry: Entry): boolean {
-    return entry.checkedTurn !== currentTurn() && entry.watch?.quiet() === true;
+    if (entry.checkedTurn === currentTurn()) return false;
+    // A racy entry goes there however long ago it was confirmed: only after the poll phase
+    // can it be found to hold by stats (see `#vouched`); otherwise it is built again.
+    return entry.racy ? entry.watch?.unchanged() === true : entry.watch?.quiet() === true;
   }
 
   /** The cached entry of `component` if a stat check (this turn's, or one now) finds it fresh. */
