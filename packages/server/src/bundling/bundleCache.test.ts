@@ -2,6 +2,7 @@ import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type Component, ComponentRegistry } from "../components/componentRegistry.ts";
+import { BundleError } from "../errors.ts";
 import {
   cn,
   countingBundler,
@@ -233,5 +234,42 @@ describe("BundleCache, a build of files saved a moment ago (racy) while watches 
     expect(await cache.current(card)).toBeUndefined();
     expect(text((await cache.get(card)).code)).toContain("again");
     expect(builds).toBe(3);
+  });
+});
+
+describe("BundleCache, a build that fails while its folder changes", () => {
+  it("is tried once more: a file gone mid-build (a save in steps) is no error of the files as they are now", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    const card = new ComponentRegistry(dir).get(cn("card")) as Component;
+    let builds = 0;
+    const bundler: Bundler = {
+      async bundle(component, options) {
+        builds++;
+        if (builds === 1) {
+          // As an unshadowing does: the file found is removed before it is read.
+          writeTree({ "card/extra.ts": "export {};\n" }, dir);
+          rmSync(join(dir, "card/extra.ts"));
+          throw new BundleError(component.name, [{ text: "ENOENT: no such file" }]);
+        }
+        return esbuildBundler.bundle(component, options);
+      },
+    };
+    const cache = new BundleCache(bundler);
+    expect(text((await cache.get(card)).code)).toContain("toUpperCase");
+    expect(builds).toBe(2);
+  });
+
+  it("is not tried again when nothing in its folder changed", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    const card = new ComponentRegistry(dir).get(cn("card")) as Component;
+    let builds = 0;
+    const bundler: Bundler = {
+      async bundle(component) {
+        builds++;
+        throw new BundleError(component.name, [{ text: 'Expected ";"' }]);
+      },
+    };
+    await expect(new BundleCache(bundler).get(card)).rejects.toThrow(/Expected/);
+    expect(builds).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { Component } from "../components/componentRegistry.ts";
 import { BundleError } from "../errors.ts";
 import { errorKindOf, inSpan, instruments } from "../telemetry.ts";
-import { nowNs, RACY_WINDOW_NS } from "../util/fileStamp.ts";
+import { nowNs, RACY_WINDOW_NS, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleOutput, Bundler } from "./bundler.ts";
@@ -358,22 +358,45 @@ export class BundleCache {
   }
 
   async #build(component: Component): Promise<BundleOutput> {
+    const dirBefore = stampOf(component.dir);
     try {
-      return await withTimeout(
-        this.#bundler.bundle(component, this.#bundleOptions),
-        this.#timeoutMs,
-        () =>
-          new BundleError(component.name, [
-            {
-              text: `the build did not finish within ${this.#timeoutMs / 1000} s — does it import a FIFO, a device or a file that never ends, or use a plugin that hangs?`,
-            },
-          ]),
-      );
+      return await this.#buildOnce(component);
     } catch (error) {
+      // Its folder changed while it ran (a file it had found went away: a save in steps, a
+      // checkout): what failed is not what the files say now, so once more — as a success
+      // built from changing files is not kept.
+      let failure = error;
+      if (
+        error instanceof BundleError &&
+        !timedOut.has(error) &&
+        !sameStamp(dirBefore, stampOf(component.dir))
+      ) {
+        try {
+          return await this.#buildOnce(component);
+        } catch (again) {
+          failure = again;
+        }
+      }
       this.#holdWatches(component.name);
       this.invalidate(component.name);
-      throw error;
+      throw failure;
     }
+  }
+
+  async #buildOnce(component: Component): Promise<BundleOutput> {
+    return await withTimeout(
+      this.#bundler.bundle(component, this.#bundleOptions),
+      this.#timeoutMs,
+      () => {
+        const error = new BundleError(component.name, [
+          {
+            text: `the build did not finish within ${this.#timeoutMs / 1000} s — does it import a FIFO, a device or a file that never ends, or use a plugin that hangs?`,
+          },
+        ]);
+        timedOut.add(error);
+        return error;
+      },
+    );
   }
 
   /**
@@ -454,6 +477,9 @@ export class BundleCache {
     return { entry, racy: !kept };
   }
 }
+
+/** The errors of builds that ran out of time: never tried again at once. */
+const timedOut = new WeakSet<Error>();
 
 function bundleOf(component: Component, output: BundleOutput): CachedBundle {
   return {
