@@ -259,6 +259,24 @@ describe("BundleCache, a build that fails while its folder changes", () => {
     expect(builds).toBe(2);
   });
 
+  it("is not tried again after running out of time, even if its folder changed", async () => {
+    const dir = writeTree(typicalComponent("card"));
+    const card = new ComponentRegistry(dir).get(cn("card")) as Component;
+    let builds = 0;
+    const bundler: Bundler = {
+      async bundle(component, options) {
+        builds++;
+        writeTree({ [`card/extra${builds}.ts`]: "export {};\n" }, dir);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return esbuildBundler.bundle(component, options);
+      },
+    };
+    await expect(new BundleCache(bundler, { buildTimeoutMs: 50 }).get(card)).rejects.toThrow(
+      /did not finish within/,
+    );
+    expect(builds).toBe(1);
+  });
+
   it("is not tried again when nothing in its folder changed", async () => {
     const dir = writeTree(typicalComponent("card"));
     const card = new ComponentRegistry(dir).get(cn("card")) as Component;
