@@ -5,6 +5,7 @@ import { BundleError } from "../errors.ts";
 import { errorKindOf, inSpan, instruments } from "../telemetry.ts";
 import { nowNs, RACY_WINDOW_NS, sameStamp, stampOf } from "../util/fileStamp.ts";
 import { currentTurn } from "../util/loopTurn.ts";
+import { withTimeout } from "../util/withTimeout.ts";
 import { BundleInputs } from "./bundleInputs.ts";
 import type { BundleOutput, Bundler } from "./bundler.ts";
 import { afterPoll, coversInterests, type RecordWatch } from "./dirWatches.ts";
@@ -495,18 +496,4 @@ function bundleOf(component: Component, output: BundleOutput): CachedBundle {
 /** The stylesheets and assets of `entry`. */
 function filesOf(entry: CachedBundle): readonly BundleFile[] {
   return entry.assets.length === 0 ? entry.stylesheets : [...entry.stylesheets, ...entry.assets];
-}
-
-/** `promise`, or a rejection with `timeoutError()` after `ms` (the promise itself runs on). */
-export function withTimeout<T>(
-  promise: Promise<T>,
-  ms: number,
-  timeoutError: () => Error,
-): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
