@@ -19,7 +19,8 @@ import express from "express";
 import type { Browser, Page } from "playwright-core";
 import { createServer } from "vite";
 import { buildPlayground } from "../packages/server/playground/build.ts";
-import { launchChromium, median, type Row } from "./lib.ts";
+import { launchBrowser } from "../test/browser/helpers.ts";
+import { median, type Row } from "./lib.ts";
 
 const SAVES = 20;
 const WARM_UPS = 3;
@@ -223,7 +224,7 @@ export async function benchFastRefresh(browser: Browser): Promise<Row[]> {
 
 /** `npm run bench -- fastRefresh`: the comparison alone, in a Chromium of its own. */
 export async function benchFastRefreshAlone(): Promise<Row[]> {
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   try {
     return await benchFastRefresh(browser);
   } finally {

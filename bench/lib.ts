@@ -4,7 +4,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
 
 export interface Row {
   name: string;
@@ -32,22 +31,6 @@ export const pinning = availableParallelism() >= 2 && spawnSync("taskset", ["-V"
 /** Pins this process (all its threads) to `cpus` (`"1-3"`). */
 export function pinSelf(cpus: string): void {
   spawnSync("taskset", ["-a", "-p", "-c", cpus, String(process.pid)], { stdio: "ignore" });
-}
-
-/** The system Chromium (`SVC_CHROMIUM`, default `/usr/bin/chromium`), quiet, for the browser rows. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.SVC_CHROMIUM ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
 }
 
 export function median(values: readonly number[]): number {

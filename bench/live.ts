@@ -28,8 +28,9 @@ import { join } from "node:path";
 import { ComponentRegistry, createHandlers, createLiveReload, silentLogger } from "@svc/server";
 import { svcExpress } from "@svc/server/express";
 import express from "express";
+import { launchBrowser } from "../test/browser/helpers.ts";
 import { benchFastRefresh } from "./fastRefresh.ts";
-import { launchChromium, median, type Row } from "./lib.ts";
+import { median, type Row } from "./lib.ts";
 
 const SAVES = 25;
 const WARM_UPS = 3;
@@ -41,7 +42,7 @@ const word = (version: number) => `export const word = "w${version}";\n`;
 
 export async function benchLive(): Promise<Row[]> {
   const root = mkdtempSync(join(tmpdir(), "svc-live-"));
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   let server: Server | undefined;
   try {
     writeFileSync(join(root, "package.json"), '{ "name": "bench-live", "private": true }\n');
